@@ -1,0 +1,83 @@
+// Package brain opens a migrated pgbrain database and reads and writes its
+// pages and sources through the SQL API. Bulk import lives in client/ingest.
+package brain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	pgvector "github.com/pgvector/pgvector-go/pgx"
+
+	"github.com/pgbrain/pgbrain/client/migrate"
+)
+
+// Brain is an open connection pool to a migrated brain.
+type Brain struct {
+	Pool     *pgxpool.Pool
+	Settings migrate.Settings
+}
+
+// ErrNotInitialized means the database has no brain schema yet.
+var ErrNotInitialized = errors.New("this database holds no brain yet: run 'pgbrain init'")
+
+// Open connects to url and checks that the schema is current.
+func Open(ctx context.Context, url string) (*Brain, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parsing database URL: %w", err)
+	}
+	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		// The vector type only exists once the extension is installed.
+		var ok bool
+		if err := c.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_type WHERE typname = 'vector')`).Scan(&ok); err != nil || !ok {
+			return err
+		}
+		return pgvector.RegisterTypes(ctx, c)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("opening database pool: %w", err)
+	}
+	b := &Brain{Pool: pool}
+	if err := b.check(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *Brain) check(ctx context.Context) error {
+	conn, err := b.Pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("connecting to the database: %w", err)
+	}
+	defer conn.Release()
+	v, err := migrate.Version(ctx, conn.Conn())
+	if err != nil {
+		return err
+	}
+	latest, err := migrate.Latest()
+	if err != nil {
+		return err
+	}
+	switch {
+	case v == 0:
+		return ErrNotInitialized
+	case v < latest:
+		return fmt.Errorf("the brain schema is at version %d, this pgbrain needs %d: run 'pgbrain migrate'", v, latest)
+	case v > latest:
+		return fmt.Errorf("the brain schema is at version %d, newer than this pgbrain (%d): upgrade pgbrain", v, latest)
+	}
+	s, _, err := migrate.ReadSettings(ctx, conn.Conn())
+	if err != nil {
+		return err
+	}
+	b.Settings = s
+	return nil
+}
+
+// Close releases the pool.
+func (b *Brain) Close() { b.Pool.Close() }

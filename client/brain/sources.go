@@ -1,0 +1,90 @@
+package brain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Source is one row of brain.sources.
+type Source struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Pages     int64     `json:"pages"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// AddSource creates a source; the CHECK on brain.sources.id enforces its shape.
+func (b *Brain) AddSource(ctx context.Context, id, name string) error {
+	if name == "" {
+		name = id
+	}
+	_, err := b.Pool.Exec(ctx, `INSERT INTO brain.sources (id, name) VALUES ($1, $2)`, id, name)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "23505":
+			return fmt.Errorf("source %q already exists", id)
+		case "23514":
+			return fmt.Errorf("source id %q is not valid: use 1-63 lower-case letters, digits, '-' or '_', starting with a letter or digit", id)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("adding source %q: %w", id, err)
+	}
+	return nil
+}
+
+// Sources lists every source with its page count.
+func (b *Brain) Sources(ctx context.Context) ([]Source, error) {
+	rows, err := b.Pool.Query(ctx, `
+		SELECT s.id, s.name, s.created_at, (SELECT count(*) FROM brain.pages p WHERE p.source_id = s.id)
+		FROM brain.sources s ORDER BY s.id`)
+	if err != nil {
+		return nil, fmt.Errorf("listing sources: %w", err)
+	}
+	defer rows.Close()
+	var out []Source
+	for rows.Next() {
+		var s Source
+		if err := rows.Scan(&s.ID, &s.Name, &s.CreatedAt, &s.Pages); err != nil {
+			return nil, fmt.Errorf("listing sources: %w", err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// RemoveSource deletes a source. A source that still has pages is refused
+// unless withPages is set, which deletes them too.
+func (b *Brain) RemoveSource(ctx context.Context, id string, withPages bool) error {
+	if id == "default" {
+		return errors.New("the default source cannot be removed")
+	}
+	tx, err := b.Pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("removing source %q: %w", id, err)
+	}
+	defer tx.Rollback(ctx)
+	var pages int64
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM brain.pages WHERE source_id = $1`, id).Scan(&pages); err != nil {
+		return fmt.Errorf("counting pages of source %q: %w", id, err)
+	}
+	if pages > 0 && !withPages {
+		return fmt.Errorf("source %q still has %d pages: pass --with-pages to delete them too", id, pages)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM brain.pages WHERE source_id = $1`, id); err != nil {
+		return fmt.Errorf("deleting pages of source %q: %w", id, err)
+	}
+	tag, err := tx.Exec(ctx, `DELETE FROM brain.sources WHERE id = $1`, id)
+	if err != nil {
+		return fmt.Errorf("removing source %q: %w", id, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("source %q does not exist", id)
+	}
+	return tx.Commit(ctx)
+}

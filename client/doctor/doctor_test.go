@@ -1,0 +1,94 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/pgbrain/pgbrain/client/capture"
+	"github.com/pgbrain/pgbrain/client/evalconfig"
+	"github.com/pgbrain/pgbrain/testdb"
+)
+
+func TestMain(m *testing.M) { testdb.Main(m) }
+
+func TestDoctorReportsFailuresAndSpool(t *testing.T) {
+	ctx := context.Background()
+	b := testdb.Open(t)
+	for _, stmt := range []string{
+		`INSERT INTO brain.eval_capture_failures (reason) VALUES ('db_down'), ('db_down'), ('check_violation')`,
+		// Older than 24h: not counted.
+		`INSERT INTO brain.eval_capture_failures (reason, occurred_at) VALUES ('other', now() - interval '2 days')`,
+	} {
+		if _, err := b.Pool.Exec(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home := t.TempDir()
+	spool := capture.NewSpool(home)
+	if err := spool.Append(capture.Failure{SpoolID: "0123456789abcdef0123456789abcdef", Reason: capture.ReasonDBDown}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := evalconfig.Resolve(evalconfig.File{}, "1")
+	r, err := Run(ctx, b, cfg, nil, spool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"db_down": 2, "check_violation": 1, "rls_reject": 0, "scrubber_exception": 0, "other": 0}
+	if fmt.Sprint(r.CaptureFailures24h) != fmt.Sprint(want) {
+		t.Errorf("failures = %v, want %v", r.CaptureFailures24h, want)
+	}
+	if r.SpooledFailures != 1 || !r.Capture.Capture || r.Capture.CaptureSource != evalconfig.FromEnv {
+		t.Errorf("spooled %d, capture %+v", r.SpooledFailures, r.Capture)
+	}
+	if r.DatabaseSchema != r.LatestSchema || r.Embedder != "local" || r.Dim == 0 {
+		t.Errorf("schema %d/%d embedder %s dim %d", r.DatabaseSchema, r.LatestSchema, r.Embedder, r.Dim)
+	}
+	if len(r.Warnings) != 2 {
+		t.Errorf("warnings = %q, want failures and spool", r.Warnings)
+	}
+}
+
+func TestDoctorQuietBrain(t *testing.T) {
+	b := testdb.Open(t)
+	r, err := Run(context.Background(), b, evalconfig.Resolve(evalconfig.File{}, ""), nil, capture.NewSpool(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Warnings) != 0 || r.Capture.Capture || r.Pages != 0 {
+		t.Fatalf("report %+v", r)
+	}
+}
+
+// TestDoctorCountsPIIWhenClassified: no counts without brain.page_pii
+// (before migration 004), pages per category with it. The table is replaced
+// by a minimal one so the test does not depend on the classifier.
+func TestDoctorCountsPIIWhenClassified(t *testing.T) {
+	ctx := context.Background()
+	b := testdb.Open(t)
+	if _, err := b.Pool.Exec(ctx, `DROP TABLE IF EXISTS brain.page_pii CASCADE`); err != nil {
+		t.Fatal(err)
+	}
+	r1, err := Run(ctx, b, evalconfig.Settings{}, nil, capture.NewSpool(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r1.PIICategories != nil {
+		t.Fatalf("no page_pii table but counts %v", r1.PIICategories)
+	}
+	for _, stmt := range []string{
+		`CREATE TABLE brain.page_pii (page_id bigint PRIMARY KEY, categories text[] NOT NULL)`,
+		`INSERT INTO brain.page_pii VALUES (1, '{contact,health}'), (2, '{contact}'), (3, '{}')`,
+	} {
+		if _, err := b.Pool.Exec(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r2, err := Run(ctx, b, evalconfig.Settings{}, nil, capture.NewSpool(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(r2.PIICategories) != fmt.Sprint(map[string]int64{"contact": 2, "health": 1}) {
+		t.Fatalf("pii counts %v", r2.PIICategories)
+	}
+}

@@ -1,0 +1,71 @@
+package evalconfig
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestLoadPrecedence(t *testing.T) {
+	tests := []struct {
+		name        string
+		file        string // "" means no file
+		env         string
+		wantCapture bool
+		wantSource  string
+		wantScrub   bool
+		wantErr     bool
+	}{
+		{"nothing set", "", "", false, FromDefault, true, false},
+		{"env on", "", "1", true, FromEnv, true, false},
+		{"env other value is off", "", "true", false, FromDefault, true, false},
+		{"file true", `{"eval":{"capture":true}}`, "", true, FromFile, true, false},
+		{"file false beats env", `{"eval":{"capture":false}}`, "1", false, FromFile, true, false},
+		{"file true with env", `{"eval":{"capture":true}}`, "1", true, FromFile, true, false},
+		{"file without eval falls to env", `{"database_url":"x"}`, "1", true, FromEnv, true, false},
+		{"scrub off", `{"eval":{"capture":true,"scrub_pii":false}}`, "", true, FromFile, false, false},
+		{"scrub off but capture from env", `{"eval":{"scrub_pii":false}}`, "1", true, FromEnv, false, false},
+		{"empty file", "  \n", "1", true, FromEnv, true, false},
+		{"broken file is off even with env", `{"eval":`, "1", false, FromBrokenFile, true, true},
+		{"wrong type", `{"eval":{"capture":"yes"}}`, "", false, FromBrokenFile, true, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			if tc.file != "" {
+				if err := os.WriteFile(filepath.Join(home, FileName), []byte(tc.file), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			env := map[string]string{ContributorModeEnv: tc.env}
+			s, err := Load(home, func(k string) string { return env[k] })
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tc.wantErr)
+			}
+			if s.Capture != tc.wantCapture || s.CaptureSource != tc.wantSource || s.ScrubPII != tc.wantScrub {
+				t.Fatalf("got capture=%v (%s) scrub=%v, want capture=%v (%s) scrub=%v",
+					s.Capture, s.CaptureSource, s.ScrubPII, tc.wantCapture, tc.wantSource, tc.wantScrub)
+			}
+		})
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := Parse(data)
+		if err != nil {
+			return
+		}
+		s := Resolve(file, "1")
+		// A file that names capture decides it; otherwise the env does.
+		if file.Eval.Capture != nil && (s.Capture != *file.Eval.Capture || s.CaptureSource != FromFile) {
+			t.Fatalf("file capture %v ignored: %+v", *file.Eval.Capture, s)
+		}
+		if file.Eval.Capture == nil && (!s.Capture || s.CaptureSource != FromEnv) {
+			t.Fatalf("env ignored: %+v", s)
+		}
+		if file.Eval.ScrubPII == nil && !s.ScrubPII {
+			t.Fatalf("scrub_pii must default to true: %+v", s)
+		}
+	})
+}

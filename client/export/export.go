@@ -1,0 +1,133 @@
+// Package export streams captured eval candidates as NDJSON v1 (the
+// brain.eval_export view's row_json, one per line) in the view's order,
+// created_at DESC, id DESC, over a half-open window [since, end).
+//
+// The window end comes from brain.eval_window_end(): every row dated before
+// it is already committed, and no transaction still running can commit one
+// dated before it. So chaining exports, each run's --since being the
+// previous run's printed window end, neither repeats nor misses a row, even
+// while captures are being written.
+package export
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Tools that capture rows.
+var Tools = []string{"query", "search"}
+
+// DB is what Export needs from a pool or connection.
+type DB interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	BeginTx(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error)
+}
+
+// Options select the rows.
+type Options struct {
+	Since Since     // zero: from the first row
+	Until time.Time // zero: up to the safe window end
+	Limit int64     // 0: no limit
+	Tool  string    // "", query or search
+	// Progress, when set, is called about once a second with the rows written.
+	Progress func(rows int64)
+}
+
+// Summary reports what was exported.
+type Summary struct {
+	Rows        int64
+	WindowStart time.Time // zero when no --since was given
+	WindowEnd   time.Time
+	// Left is how many rows of the window were not written because of the
+	// limit; when it is above zero, the next chained window would skip them.
+	Left int64
+}
+
+// Export writes the window's rows to w and returns what it wrote. Memory use
+// does not depend on the number of rows: rows are written as they arrive.
+func Export(ctx context.Context, db DB, w io.Writer, opts Options) (Summary, error) {
+	var sum Summary
+	if opts.Tool != "" && opts.Tool != "query" && opts.Tool != "search" {
+		return sum, fmt.Errorf("--tool %q: choose query or search", opts.Tool)
+	}
+	if opts.Limit < 0 {
+		return sum, fmt.Errorf("--limit %d: give a positive number of rows (or 0 for all)", opts.Limit)
+	}
+	var serverNow time.Time
+	if err := db.QueryRow(ctx, `SELECT brain.eval_window_end(), statement_timestamp()`).Scan(&sum.WindowEnd, &serverNow); err != nil {
+		return sum, fmt.Errorf("computing the export window end (is the brain migrated? run 'pgbrain migrate'): %w", err)
+	}
+	if !opts.Until.IsZero() && opts.Until.Before(sum.WindowEnd) {
+		sum.WindowEnd = opts.Until
+	}
+	var since *time.Time
+	if opts.Since.IsSet() {
+		sum.WindowStart = opts.Since.At
+		if opts.Since.IsAge() {
+			sum.WindowStart = serverNow.Add(-opts.Since.Age)
+		}
+		since = &sum.WindowStart
+	}
+	var tool *string
+	if opts.Tool != "" {
+		tool = &opts.Tool
+	}
+	var limit *int64
+	if opts.Limit > 0 {
+		limit = &opts.Limit
+	}
+
+	// One snapshot for the rows and the count of rows left by the limit.
+	tx, err := db.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return sum, fmt.Errorf("starting the export transaction: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+
+	const where = ` FROM brain.eval_export
+		WHERE created_at < $1
+		  AND ($2::timestamptz IS NULL OR created_at >= $2)
+		  AND ($3::text IS NULL OR tool_name = $3)`
+	rows, err := tx.Query(ctx, `SELECT row_json::text`+where+`
+		ORDER BY created_at DESC, id DESC LIMIT $4`, sum.WindowEnd, since, tool, limit)
+	if err != nil {
+		return sum, fmt.Errorf("reading brain.eval_export: %w", err)
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	last := time.Now()
+	for rows.Next() {
+		line := rows.RawValues()[0]
+		if _, err := bw.Write(line); err != nil {
+			rows.Close()
+			return sum, fmt.Errorf("writing export output: %w", err)
+		}
+		if err := bw.WriteByte('\n'); err != nil {
+			rows.Close()
+			return sum, fmt.Errorf("writing export output: %w", err)
+		}
+		sum.Rows++
+		if opts.Progress != nil && time.Since(last) >= time.Second {
+			last = time.Now()
+			opts.Progress(sum.Rows)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return sum, fmt.Errorf("reading brain.eval_export: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return sum, fmt.Errorf("writing export output: %w", err)
+	}
+	if limit != nil && sum.Rows == *limit {
+		var total int64
+		if err := tx.QueryRow(ctx, `SELECT count(*)`+where, sum.WindowEnd, since, tool).Scan(&total); err != nil {
+			return sum, fmt.Errorf("counting the window's rows: %w", err)
+		}
+		sum.Left = total - sum.Rows
+	}
+	return sum, nil
+}

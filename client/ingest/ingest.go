@@ -1,0 +1,448 @@
+// Package ingest imports markdown into a brain: it walks a directory, parses
+// each file (client/markdown), skips files whose content hash is unchanged,
+// and writes the rest in batches through COPY and brain.import_apply. A bad
+// file is reported with its reason and the rest of the import proceeds.
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/pgbrain/pgbrain/client/brain"
+	"github.com/pgbrain/pgbrain/client/classify"
+	"github.com/pgbrain/pgbrain/client/embed"
+	"github.com/pgbrain/pgbrain/client/markdown"
+	"github.com/pgbrain/pgbrain/client/pii"
+)
+
+// Options control an import.
+type Options struct {
+	Source string // brain.sources id; default "default"
+	// NoEmbed leaves new chunks without embeddings (stale) for a later
+	// `pgbrain embed --stale`.
+	NoEmbed bool
+	// Embedder computes vectors in the client (a remote provider). Nil means
+	// the brain's local embedder, which runs inside the database.
+	Embedder embed.Embedder
+	// Prune deletes pages of the source whose files are gone.
+	Prune bool
+	// BatchPages is how many changed pages go into one transaction.
+	BatchPages int
+	// BulkThreshold is how many new files (and at least as many as are
+	// stored) make an import a bulk load. Default DefaultBulkThreshold.
+	BulkThreshold int
+	// Progress, when set, is told how many files have been handled.
+	Progress func(done, total int)
+	Chunking markdown.ChunkOptions
+}
+
+// Failure names a file that was not imported and why.
+type Failure struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Summary is what an import did.
+type Summary struct {
+	Files     int           `json:"files"`
+	Added     int           `json:"added"`
+	Updated   int           `json:"updated"`
+	Unchanged int           `json:"unchanged"`
+	Failed    int           `json:"failed"`
+	Pruned    int           `json:"pruned"`
+	Chunks    int           `json:"chunks_written"`
+	Failures  []Failure     `json:"failures"`
+	Elapsed   time.Duration `json:"-"`
+}
+
+type parsed struct {
+	path   string
+	page   *markdown.Page
+	chunks []markdown.Chunk
+}
+
+func (o *Options) defaults() {
+	if o.Source == "" {
+		o.Source = "default"
+	}
+	if o.BatchPages <= 0 {
+		o.BatchPages = 500
+	}
+	if o.BulkThreshold <= 0 {
+		o.BulkThreshold = DefaultBulkThreshold
+	}
+}
+
+// ImportDir imports every .md file below dir.
+func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (sum Summary, err error) {
+	opts.defaults()
+	start := time.Now()
+	files, err := listMarkdown(dir)
+	if err != nil {
+		return sum, err
+	}
+	sum.Files = len(files)
+	if err := checkSource(ctx, b, opts.Source); err != nil {
+		return sum, err
+	}
+	known, err := knownHashes(ctx, b, opts.Source)
+	if err != nil {
+		return sum, err
+	}
+	if bulkLoad(len(files), len(known), opts) {
+		// A load that at least doubles the brain builds the vector index
+		// once at the end instead of inserting every vector into it.
+		if _, err := b.Pool.Exec(ctx, `SELECT brain.vector_index_suspend()`); err != nil {
+			return sum, fmt.Errorf("suspending the vector index for a bulk load: %w", err)
+		}
+		defer func() {
+			if _, rerr := b.Pool.Exec(context.WithoutCancel(ctx), `SELECT brain.vector_index_resume()`); rerr != nil && err == nil {
+				err = fmt.Errorf("rebuilding the vector index after a bulk load (run SELECT brain.vector_index_resume() in psql): %w", rerr)
+			}
+		}()
+	}
+	seen := make([]string, 0, len(files))
+	var batch []parsed
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := writeBatch(ctx, b, opts, batch, &sum)
+		batch = batch[:0]
+		return err
+	}
+	for i, rel := range files {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		p, slug, err := parseFile(dir, rel, opts.Chunking)
+		if slug != "" {
+			seen = append(seen, slug)
+		}
+		switch {
+		case err != nil:
+			sum.fail(rel, err.Error())
+		case known[p.page.Slug] == p.page.ContentHash:
+			sum.Unchanged++
+		default:
+			batch = append(batch, p)
+			if len(batch) >= opts.BatchPages {
+				if err := flush(); err != nil {
+					return sum, err
+				}
+			}
+		}
+		if opts.Progress != nil {
+			opts.Progress(i+1, len(files))
+		}
+	}
+	if err := flush(); err != nil {
+		return sum, err
+	}
+	if opts.Prune {
+		n, err := prune(ctx, b, opts.Source, seen)
+		if err != nil {
+			return sum, err
+		}
+		sum.Pruned = n
+	}
+	sum.Elapsed = time.Since(start)
+	return sum, nil
+}
+
+// DefaultBulkThreshold is the smallest import that suspends the vector index.
+const DefaultBulkThreshold = 1000
+
+// bulkLoad decides whether an import is large enough, relative to what is
+// stored, that rebuilding the HNSW index beats inserting into it.
+func bulkLoad(files, stored int, opts Options) bool {
+	return !opts.NoEmbed && files-stored >= opts.BulkThreshold && files-stored >= stored
+}
+
+// PutPage stores one markdown document under slug, replacing what was there.
+// It reports whether the page was added, updated or unchanged.
+func PutPage(ctx context.Context, b *brain.Brain, slug string, data []byte, opts Options) (Summary, error) {
+	opts.defaults()
+	var sum Summary
+	if !markdown.ValidSlug(slug) {
+		return sum, fmt.Errorf("slug %q is not valid: use lower-case path segments of a-z, 0-9, '.', '_' or '-' separated by '/'", slug)
+	}
+	if err := checkSource(ctx, b, opts.Source); err != nil {
+		return sum, err
+	}
+	page, err := markdown.Parse(slug, data)
+	if err != nil {
+		return sum, fmt.Errorf("page %s: %w", slug, err)
+	}
+	p := parsed{path: slug, page: page, chunks: markdown.ChunkPage(page, opts.Chunking)}
+	if err := writeBatch(ctx, b, opts, []parsed{p}, &sum); err != nil {
+		return sum, err
+	}
+	if sum.Failed > 0 {
+		return sum, fmt.Errorf("page %s: %s", slug, sum.Failures[0].Reason)
+	}
+	return sum, nil
+}
+
+func (s *Summary) fail(path, reason string) {
+	s.Failed++
+	s.Failures = append(s.Failures, Failure{Path: path, Reason: reason})
+}
+
+func listMarkdown(dir string) ([]string, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("import directory: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("import directory %s is not a directory", dir)
+	}
+	var files []string
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if p != dir && strings.HasPrefix(name, ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && strings.EqualFold(filepath.Ext(name), ".md") {
+			rel, err := filepath.Rel(dir, p)
+			if err != nil {
+				return err
+			}
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("walking %s: %w", dir, err)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+func parseFile(dir, rel string, chunking markdown.ChunkOptions) (parsed, string, error) {
+	slug, err := markdown.SlugFromPath(rel)
+	if err != nil {
+		return parsed{}, "", err
+	}
+	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return parsed{}, slug, fmt.Errorf("reading: %w", err)
+	}
+	page, err := markdown.Parse(slug, data)
+	if err != nil {
+		return parsed{}, slug, err
+	}
+	page.Type = normalizeType(page.Type)
+	return parsed{path: rel, page: page, chunks: markdown.ChunkPage(page, chunking)}, slug, nil
+}
+
+// normalizeType maps a free-form frontmatter type ("Meeting Notes") onto the
+// shape brain.pages accepts ("meeting-notes").
+func normalizeType(t string) string {
+	var sb strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(strings.TrimSpace(t)) {
+		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-'
+		if !ok {
+			if sb.Len() > 0 && !dash {
+				sb.WriteByte('-')
+				dash = true
+			}
+			continue
+		}
+		sb.WriteRune(r)
+		dash = r == '-'
+	}
+	out := strings.Trim(sb.String(), "-_")
+	if len(out) > 64 {
+		out = strings.Trim(out[:64], "-_")
+	}
+	if out == "" {
+		return "page"
+	}
+	return out
+}
+
+func checkSource(ctx context.Context, b *brain.Brain, source string) error {
+	var ok bool
+	if err := b.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM brain.sources WHERE id = $1)`, source).Scan(&ok); err != nil {
+		return fmt.Errorf("looking up source %q: %w", source, err)
+	}
+	if !ok {
+		return fmt.Errorf("source %q does not exist: create it with 'pgbrain sources add %s'", source, source)
+	}
+	return nil
+}
+
+func knownHashes(ctx context.Context, b *brain.Brain, source string) (map[string]string, error) {
+	rows, err := b.Pool.Query(ctx, `SELECT slug, content_hash FROM brain.pages WHERE source_id = $1`, source)
+	if err != nil {
+		return nil, fmt.Errorf("reading existing pages: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var slug, hash string
+		if err := rows.Scan(&slug, &hash); err != nil {
+			return nil, err
+		}
+		out[slug] = hash
+	}
+	return out, rows.Err()
+}
+
+// writeBatch applies a batch in one transaction. When the database rejects
+// the batch because of one page's data, each page is retried alone so the
+// culprit is named and the others still land.
+func writeBatch(ctx context.Context, b *brain.Brain, opts Options, batch []parsed, sum *Summary) error {
+	vectors, err := embedBatch(ctx, opts, batch)
+	if err != nil {
+		return err
+	}
+	err = applyBatch(ctx, b, opts, batch, vectors, sum)
+	if err == nil || !isDataError(err) || len(batch) == 1 {
+		if err != nil && isDataError(err) {
+			sum.fail(batch[0].path, describeDBError(err))
+			return nil
+		}
+		return err
+	}
+	for i := range batch {
+		var v [][][]float32
+		if vectors != nil {
+			v = vectors[i : i+1]
+		}
+		if err := applyBatch(ctx, b, opts, batch[i:i+1], v, sum); err != nil {
+			if !isDataError(err) {
+				return err
+			}
+			sum.fail(batch[i].path, describeDBError(err))
+		}
+	}
+	return nil
+}
+
+// embedBatch computes chunk vectors with a client-side embedder; the local
+// embedder needs nothing here because the database computes its vectors.
+func embedBatch(ctx context.Context, opts Options, batch []parsed) ([][][]float32, error) {
+	if opts.Embedder == nil || opts.NoEmbed {
+		return nil, nil
+	}
+	var texts []string
+	for _, p := range batch {
+		for _, c := range p.chunks {
+			texts = append(texts, ChunkEmbedText(p.page.Title, c.Text))
+		}
+	}
+	vecs, err := opts.Embedder.Embed(ctx, texts)
+	if err != nil {
+		return nil, fmt.Errorf("embedding %d chunks: %w", len(texts), err)
+	}
+	out := make([][][]float32, len(batch))
+	k := 0
+	for i, p := range batch {
+		out[i] = vecs[k : k+len(p.chunks)]
+		k += len(p.chunks)
+	}
+	return out, nil
+}
+
+// ChunkEmbedText is what a client-side embedder sees for a chunk: the page
+// title gives context to chunks that do not repeat it.
+func ChunkEmbedText(title, text string) string { return title + "\n\n" + text }
+
+func applyBatch(ctx context.Context, b *brain.Brain, opts Options, batch []parsed, vectors [][][]float32, sum *Summary) error {
+	return pgx.BeginFunc(ctx, b.Pool, func(tx pgx.Tx) error {
+		if opts.NoEmbed {
+			if _, err := tx.Exec(ctx, `SET LOCAL brain.embed = 'off'`); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Exec(ctx, `SELECT brain.import_begin()`); err != nil {
+			return fmt.Errorf("starting import batch: %w", err)
+		}
+		pageRows := make([][]any, len(batch))
+		var chunkRows [][]any
+		for i, p := range batch {
+			pg := p.page
+			pageRows[i] = []any{pg.Slug, pg.Title, pg.Type, pg.Body, pg.Timeline, pg.Frontmatter, pg.ContentHash}
+			for j, c := range p.chunks {
+				var emb any
+				if vectors != nil {
+					emb = pgvector.NewVector(vectors[i][j])
+				}
+				chunkRows = append(chunkRows, []any{pg.Slug, c.Index, c.Source, c.Text, emb})
+			}
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"import_pages"},
+			[]string{"slug", "title", "type", "body", "timeline", "frontmatter", "content_hash"},
+			pgx.CopyFromRows(pageRows)); err != nil {
+			return fmt.Errorf("copying pages: %w", err)
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"import_chunks"},
+			[]string{"slug", "chunk_index", "chunk_source", "text", "embedding"},
+			pgx.CopyFromRows(chunkRows)); err != nil {
+			return fmt.Errorf("copying chunks: %w", err)
+		}
+		var added, updated, unchanged int
+		if err := tx.QueryRow(ctx, `SELECT added, updated, unchanged FROM brain.import_apply($1)`, opts.Source).
+			Scan(&added, &updated, &unchanged); err != nil {
+			return fmt.Errorf("applying import batch: %w", err)
+		}
+		if err := classify.Applied(ctx, tx, pii.Classify); err != nil {
+			return err
+		}
+		sum.Added += added
+		sum.Updated += updated
+		sum.Unchanged += unchanged
+		sum.Chunks += len(chunkRows)
+		return nil
+	})
+}
+
+func prune(ctx context.Context, b *brain.Brain, source string, keep []string) (int, error) {
+	tag, err := b.Pool.Exec(ctx, `DELETE FROM brain.pages WHERE source_id = $1 AND NOT (slug = ANY ($2))`, source, keep)
+	if err != nil {
+		return 0, fmt.Errorf("pruning pages whose files are gone: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// isDataError reports a rejection caused by the rows themselves (class 22
+// data exception, class 23 integrity violation), as opposed to the database
+// being unreachable.
+func isDataError(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return strings.HasPrefix(pgErr.Code, "22") || strings.HasPrefix(pgErr.Code, "23")
+	}
+	return false
+}
+
+func describeDBError(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		if pgErr.ConstraintName != "" {
+			return fmt.Sprintf("rejected by the database: %s (constraint %s)", pgErr.Message, pgErr.ConstraintName)
+		}
+		return "rejected by the database: " + pgErr.Message
+	}
+	return err.Error()
+}

@@ -1,0 +1,241 @@
+package longmemeval
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/pgbrain/pgbrain/client/markdown"
+	"github.com/pgbrain/pgbrain/testdb"
+)
+
+func TestMain(m *testing.M) { testdb.Main(m) }
+
+func TestParseBothForms(t *testing.T) {
+	arr, err := ReadFile("testdata/mini.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := ReadFile("testdata/mini.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(arr) != 4 || len(lines) != 4 {
+		t.Fatalf("parsed %d and %d questions", len(arr), len(lines))
+	}
+	for i := range arr {
+		a, l := arr[i], lines[i]
+		if a.QuestionID != l.QuestionID || a.Answer != l.Answer || len(a.HaystackSessions) != len(l.HaystackSessions) {
+			t.Errorf("question %d differs: %+v vs %+v", i, a, l)
+		}
+		if l.Line != i+1 {
+			t.Errorf("JSONL question %d on line %d", i, l.Line)
+		}
+	}
+	data := mustRead(t, "testdata/mini.json")
+	q2Line := bytes.Count(data[:bytes.Index(data, []byte(`"q-002"`))], []byte{'\n'}) // the entry's "{" is one line above
+	if arr[2].Answer != "2" || arr[1].Line != q2Line {
+		t.Errorf("numeric answer %q; q-002 on line %d, want %d", arr[2].Answer, arr[1].Line, q2Line)
+	}
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestParseErrors(t *testing.T) {
+	cases := []struct{ name, data, want string }{
+		{"pairs", `{"question_id":"a","question":"q","haystack_session_ids":["x"],"haystack_sessions":[]}`, "d:1: question a: 1 haystack_session_ids but 0 haystack_sessions"},
+		{"no id", "\n" + `{"question":"q"}`, "d:2: \"question_id\" is missing"},
+		{"dup", `{"question_id":"a","question":"q"}` + "\n" + `{"question_id":"a","question":"r"}`, "d:2: question_id \"a\" already appears on line 1"},
+		{"type", `[{"question_id":"a","question":"q","haystack_sessions":"x"}]`, "d:1: field \"haystack_sessions\" has the wrong type"},
+		{"empty", "  ", "the dataset is empty"},
+		{"trailing", `[{"question_id":"a","question":"q"}] x`, "unexpected content after the array"},
+		{"dates", `{"question_id":"a","question":"q","haystack_session_ids":["x"],"haystack_sessions":[[]],"haystack_dates":["1","2"]}`, "2 haystack_dates but 1 haystack_sessions"},
+	}
+	for _, c := range cases {
+		_, err := Parse("d", []byte(c.data))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestSessionSlug(t *testing.T) {
+	for _, id := range []string{"answer_dog_1", "sharegpt_AbC_0", "sharegpt_abc_0", "_x", "a b/c", "ÜBER"} {
+		s := SessionSlug(id)
+		if !markdown.ValidSlug(s) {
+			t.Errorf("SessionSlug(%q) = %q is not a valid slug", id, s)
+		}
+	}
+	if SessionSlug("answer_dog_1") != "sessions/answer_dog_1" {
+		t.Errorf("a clean id must map to itself: %s", SessionSlug("answer_dog_1"))
+	}
+	if SessionSlug("sharegpt_AbC_0") == SessionSlug("sharegpt_abc_0") {
+		t.Error("ids differing in case collide")
+	}
+}
+
+func decodeLines(t *testing.T, out string) ([]Row, []Summary) {
+	t.Helper()
+	var rows []Row
+	var sums []Summary
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.Contains(l, `"kind":"by_type_summary"`) {
+			var s Summary
+			if err := json.Unmarshal([]byte(l), &s); err != nil {
+				t.Fatal(err)
+			}
+			sums = append(sums, s)
+			continue
+		}
+		var r Row
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+		rows = append(rows, r)
+	}
+	return rows, sums
+}
+
+func TestRunOnSyntheticDataset(t *testing.T) {
+	ctx := context.Background()
+	b := testdb.Open(t)
+	qs, err := ReadFile("testdata/mini.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := BrainStore{B: b, KeywordOnly: true}
+	var out bytes.Buffer
+	// First run: two questions, then resume from its output.
+	if _, err := Run(ctx, st, qs, nil, &out, Options{Limit: 2, TopK: 1, ByType: true}); err != nil {
+		t.Fatal(err)
+	}
+	rows, sums := decodeLines(t, out.String())
+	if len(rows) != 2 || len(sums) != 1 {
+		t.Fatalf("first run wrote %d rows and %d summaries", len(rows), len(sums))
+	}
+	dog := rows[0]
+	if dog.QuestionID != "q-001" || len(dog.RetrievedSessionIDs) != 1 || dog.RetrievedSessionIDs[0] != "answer_dog_1" || !*dog.RecallAny || !*dog.RecallAll {
+		t.Errorf("dog row = %+v", dog)
+	}
+	if !strings.Contains(dog.Hypothesis, "Biscuit is a beagle") {
+		t.Errorf("hypothesis = %q, want the best session's text", dog.Hypothesis)
+	}
+	// Top-1 can hold only one of the two answer sessions.
+	trip := rows[1]
+	if !*trip.RecallAny || *trip.RecallAll {
+		t.Errorf("trip row = %+v, want recall_any true and recall_all false", trip)
+	}
+
+	prior, err := ParseResults("prev", strings.NewReader(out.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var more bytes.Buffer
+	sum, err := Run(ctx, st, qs, prior, &more, Options{TopK: 1, ByType: true, RetrievalOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows2, sums2 := decodeLines(t, more.String())
+	if len(rows2) != 2 || rows2[0].QuestionID != "q-003_abs" || rows2[1].QuestionID != "q-004" || len(sums2) != 1 {
+		t.Fatalf("resumed run wrote %+v / %d summaries", rows2, len(sums2))
+	}
+	if rows2[0].RecallAny != nil || rows2[1].Hypothesis != "" {
+		t.Errorf("abstention recall must be null and --retrieval-only must leave the hypothesis empty: %+v", rows2)
+	}
+	// The summary covers all answered questions (the abstention one is left out).
+	want := map[string]TypeRecall{
+		"single-session-user": {1, 1, 1},
+		"multi-session":       {1, 1, 1},
+		"temporal-reasoning":  {1, 1, 1},
+	}
+	if sum.Aggregate != (TypeRecall{3, 3, 1}) || len(sum.RecallByType) != 3 {
+		t.Errorf("summary = %+v", sum)
+	}
+	for k, v := range want {
+		if sum.RecallByType[k] != v {
+			t.Errorf("%s = %+v, want %+v", k, sum.RecallByType[k], v)
+		}
+	}
+	if low := sum.BelowFloor(1.01); len(low) != 3 {
+		t.Errorf("BelowFloor(1.01) = %v", low)
+	}
+	// Every private source was removed.
+	var n int
+	if err := b.Pool.QueryRow(ctx, `SELECT count(*) FROM brain.sources WHERE id LIKE 'lme-%'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d benchmark sources left (err %v)", n, err)
+	}
+}
+
+func TestHybridRun(t *testing.T) {
+	b := testdb.Open(t)
+	qs, err := ReadFile("testdata/mini.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	sum, err := Run(context.Background(), BrainStore{B: b}, qs, nil, &out, Options{TopK: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, sums := decodeLines(t, out.String())
+	if len(rows) != 4 || len(sums) != 0 {
+		t.Fatalf("%d rows, %d summaries (no --by-type)", len(rows), len(sums))
+	}
+	if sum.RecallByType["single-session-user"].Hit != 1 {
+		t.Errorf("hybrid search missed the dog session: %+v", rows[0])
+	}
+}
+
+func TestParseResultsRefuses(t *testing.T) {
+	cases := []struct{ data, want string }{
+		{`{"schema_version":2,"question_id":"a"}`, "r:1: schema_version 2 is not supported"},
+		{`{"question_id":"a"}`, "schema_version missing"},
+		{`{"schema_version":1,"question_id":"a"}` + "\n" + `{"schema_version":1,"question_id":"a"}`, "r:2: question \"a\" was already recorded on line 1"},
+		{`{"schema_version":1,"question_id":"a"`, "r:1: not a result line"},
+	}
+	for _, c := range cases {
+		if _, err := ParseResults("r", strings.NewReader(c.data)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: err = %v, want %q", c.data, err, c.want)
+		}
+	}
+	rows, err := ParseResults("r", strings.NewReader(`{"schema_version":1,"question_id":"a"}`+"\n"+`{"schema_version":1,"kind":"by_type_summary","recall_by_type":{}}`+"\n"))
+	if err != nil || len(rows) != 1 {
+		t.Errorf("summary lines must be dropped: %v %v", rows, err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add(mustReadF(f, "testdata/mini.json"))
+	f.Add(mustReadF(f, "testdata/mini.jsonl"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		qs, err := Parse("fuzz", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		for _, q := range qs {
+			if q.QuestionID == "" || q.Question == "" || len(q.HaystackSessionIDs) != len(q.HaystackSessions) || q.Line < 1 {
+				t.Fatalf("accepted an invalid question: %+v", q)
+			}
+		}
+	})
+}
+
+func mustReadF(f *testing.F, p string) []byte {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		f.Fatal(err)
+	}
+	return b
+}

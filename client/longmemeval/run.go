@@ -1,0 +1,349 @@
+package longmemeval
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Store is what a run needs from a brain: a private source per question,
+// pages in it, and ranked retrieval restricted to it.
+type Store interface {
+	AddSource(ctx context.Context, id, name string) error
+	RemoveSource(ctx context.Context, id string) error
+	PutPage(ctx context.Context, source, slug string, markdown []byte) error
+	// Search returns the slugs of the best k pages of source, best first.
+	Search(ctx context.Context, source, query string, k int) ([]string, error)
+}
+
+// Row is one output line: a question's retrieval and hypothesis.
+type Row struct {
+	SchemaVersion       int      `json:"schema_version"`
+	QuestionID          string   `json:"question_id"`
+	QuestionType        string   `json:"question_type"`
+	Question            string   `json:"question"`
+	Hypothesis          string   `json:"hypothesis"`
+	RetrievedSessionIDs []string `json:"retrieved_session_ids"`
+	// RecallAny and RecallAll are null for questions without answer
+	// sessions (abstention questions); they are left out of recall.
+	RecallAny *bool `json:"recall_any"`
+	RecallAll *bool `json:"recall_all"`
+}
+
+// TypeRecall counts questions whose answer was found (recall_any).
+type TypeRecall struct {
+	Hit   int     `json:"hit"`
+	Total int     `json:"total"`
+	Rate  float64 `json:"rate"`
+}
+
+// Summary is the final by-type line.
+type Summary struct {
+	SchemaVersion int                   `json:"schema_version"`
+	Kind          string                `json:"kind"`
+	RecallByType  map[string]TypeRecall `json:"recall_by_type"`
+	Aggregate     TypeRecall            `json:"aggregate"`
+}
+
+// SummaryKind marks the summary line.
+const SummaryKind = "by_type_summary"
+
+// Options control a run.
+type Options struct {
+	Limit         int // questions to run this time; 0: all
+	TopK          int // retrieval depth; default 10
+	RetrievalOnly bool
+	ByType        bool
+	// HypothesisChars caps the excerpt used as hypothesis; default 2000.
+	HypothesisChars int
+	Progress        func(done, total int)
+}
+
+// Summarize computes recall by question type over rows.
+func Summarize(rows []Row) Summary {
+	s := Summary{SchemaVersion: 1, Kind: SummaryKind, RecallByType: map[string]TypeRecall{}}
+	for _, r := range rows {
+		if r.RecallAny == nil {
+			continue
+		}
+		t := s.RecallByType[r.QuestionType]
+		t.Total++
+		s.Aggregate.Total++
+		if *r.RecallAny {
+			t.Hit++
+			s.Aggregate.Hit++
+		}
+		s.RecallByType[r.QuestionType] = t
+	}
+	for k, t := range s.RecallByType {
+		t.Rate = float64(t.Hit) / float64(t.Total)
+		s.RecallByType[k] = t
+	}
+	if s.Aggregate.Total > 0 {
+		s.Aggregate.Rate = float64(s.Aggregate.Hit) / float64(s.Aggregate.Total)
+	}
+	return s
+}
+
+// BelowFloor lists the question types whose recall_any rate is under floor,
+// sorted.
+func (s Summary) BelowFloor(floor float64) []string {
+	var out []string
+	for k, t := range s.RecallByType {
+		if t.Rate < floor {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ReadResults reads a previous run's output: its question rows, without any
+// summary line (a resumed run writes one fresh summary at the end).
+func ReadResults(path string) ([]Row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("opening the file to resume from: %w", err)
+	}
+	defer f.Close()
+	return ParseResults(path, f)
+}
+
+// ParseResults parses output lines read from name.
+func ParseResults(name string, r io.Reader) ([]Row, error) {
+	br := bufio.NewReader(r)
+	var rows []Row
+	seen := map[string]int{}
+	for line := 1; ; line++ {
+		b, err := br.ReadBytes('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		if t := bytes.TrimSpace(b); len(t) > 0 {
+			var probe struct {
+				SchemaVersion *json.Number `json:"schema_version"`
+				Kind          string       `json:"kind"`
+			}
+			if jerr := json.Unmarshal(t, &probe); jerr != nil {
+				return nil, fmt.Errorf("%s:%d: not a result line (%v): delete the line (e.g. one cut short by an interrupted run) and resume again", name, line, jerr)
+			}
+			if probe.SchemaVersion == nil || probe.SchemaVersion.String() != "1" {
+				v := "missing"
+				if probe.SchemaVersion != nil {
+					v = probe.SchemaVersion.String()
+				}
+				return nil, fmt.Errorf("%s:%d: schema_version %s is not supported (this pgbrain reads version 1): resume only from files written by 'pgbrain eval longmemeval'", name, line, v)
+			}
+			if probe.Kind != SummaryKind {
+				var row Row
+				if jerr := json.Unmarshal(t, &row); jerr != nil || row.QuestionID == "" {
+					return nil, fmt.Errorf("%s:%d: not a question result (needs question_id): delete the line and resume again", name, line)
+				}
+				if prev, dup := seen[row.QuestionID]; dup {
+					return nil, fmt.Errorf("%s:%d: question %q was already recorded on line %d: delete one of them", name, line, row.QuestionID, prev)
+				}
+				seen[row.QuestionID] = line
+				rows = append(rows, row)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return rows, nil
+		}
+	}
+}
+
+// WriteRow writes one JSON line.
+func WriteRow(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// SessionSlug is the page slug of a session: "sessions/" and the id
+// lower-cased with other characters than a-z, 0-9, '.', '_' and '-' replaced
+// by '-'; when that changes the id, a short hash of the original keeps
+// distinct ids distinct.
+func SessionSlug(id string) string {
+	var b strings.Builder
+	for _, r := range id {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			b.WriteRune(r)
+		case r >= 'A' && r <= 'Z':
+			b.WriteRune(r + ('a' - 'A'))
+		default:
+			b.WriteByte('-')
+		}
+	}
+	s := b.String()
+	if len(s) > 400 {
+		s = s[:400]
+	}
+	if s != id || s == "" || !isAlnum(s[0]) {
+		sum := sha256.Sum256([]byte(id))
+		s = "s" + s + "-" + hex.EncodeToString(sum[:4])
+	}
+	return "sessions/" + s
+}
+
+func isAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+
+// SessionMarkdown renders a session as a page.
+func SessionMarkdown(id, date string, turns []Turn) []byte {
+	var b strings.Builder
+	b.WriteString("# Session ")
+	b.WriteString(id)
+	if date != "" {
+		b.WriteString(" (" + date + ")")
+	}
+	b.WriteString("\n\n")
+	for _, t := range turns {
+		b.WriteString("**" + t.Role + ":** ")
+		b.WriteString(strings.TrimSpace(t.Content))
+		b.WriteString("\n\n")
+	}
+	return []byte(b.String())
+}
+
+// excerpt is the session's turns as plain text, cut to n characters.
+func excerpt(turns []Turn, n int) string {
+	var b strings.Builder
+	for i, t := range turns {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(t.Role + ": " + strings.TrimSpace(t.Content))
+	}
+	s := b.String()
+	if utf8.RuneCountInString(s) > n {
+		s = string([]rune(s)[:n])
+	}
+	return s
+}
+
+// Run answers each question not already in prior and writes its row to w
+// as soon as it is done, so an interrupted run can be resumed. With ByType,
+// one summary line over prior and new rows ends the output. The returned
+// summary always covers every row.
+func Run(ctx context.Context, st Store, qs []Question, prior []Row, w io.Writer, o Options) (Summary, error) {
+	if o.TopK <= 0 {
+		o.TopK = 10
+	}
+	if o.HypothesisChars <= 0 {
+		o.HypothesisChars = 2000
+	}
+	done := make(map[string]bool, len(prior))
+	for _, r := range prior {
+		done[r.QuestionID] = true
+	}
+	var todo []Question
+	for _, q := range qs {
+		if !done[q.QuestionID] {
+			todo = append(todo, q)
+		}
+	}
+	if o.Limit > 0 && len(todo) > o.Limit {
+		todo = todo[:o.Limit]
+	}
+	run := make([]byte, 4)
+	if _, err := rand.Read(run); err != nil {
+		return Summary{}, err
+	}
+	all := append([]Row(nil), prior...)
+	for i, q := range todo {
+		if err := ctx.Err(); err != nil {
+			return Summarize(all), err
+		}
+		source := fmt.Sprintf("lme-%x-%d", run, i)
+		row, err := answer(ctx, st, source, q, o)
+		if err != nil {
+			return Summarize(all), fmt.Errorf("question %s (line %d): %w", q.QuestionID, q.Line, err)
+		}
+		if err := WriteRow(w, row); err != nil {
+			return Summarize(all), fmt.Errorf("writing the result of question %s: %w", q.QuestionID, err)
+		}
+		all = append(all, row)
+		if o.Progress != nil {
+			o.Progress(i+1, len(todo))
+		}
+	}
+	s := Summarize(all)
+	if o.ByType {
+		if err := WriteRow(w, s); err != nil {
+			return s, fmt.Errorf("writing the by-type summary: %w", err)
+		}
+	}
+	return s, nil
+}
+
+func answer(ctx context.Context, st Store, source string, q Question, o Options) (row Row, err error) {
+	if err := st.AddSource(ctx, source, "longmemeval "+q.QuestionID); err != nil {
+		return row, err
+	}
+	defer func() {
+		if rerr := st.RemoveSource(context.WithoutCancel(ctx), source); rerr != nil && err == nil {
+			err = fmt.Errorf("removing the private source %s: %w", source, rerr)
+		}
+	}()
+	bySlug := make(map[string]int, len(q.HaystackSessionIDs))
+	for i, id := range q.HaystackSessionIDs {
+		slug := SessionSlug(id)
+		if j, dup := bySlug[slug]; dup {
+			return row, fmt.Errorf("sessions %q and %q map to the same page slug %s", q.HaystackSessionIDs[j], id, slug)
+		}
+		bySlug[slug] = i
+		date := ""
+		if i < len(q.HaystackDates) {
+			date = q.HaystackDates[i]
+		}
+		if err := st.PutPage(ctx, source, slug, SessionMarkdown(id, date, q.HaystackSessions[i])); err != nil {
+			return row, fmt.Errorf("storing session %s: %w", id, err)
+		}
+	}
+	row = Row{SchemaVersion: 1, QuestionID: q.QuestionID, QuestionType: q.QuestionType, Question: q.Question, RetrievedSessionIDs: []string{}}
+	if len(q.HaystackSessionIDs) > 0 {
+		slugs, err := st.Search(ctx, source, q.Question, o.TopK)
+		if err != nil {
+			return row, err
+		}
+		for _, s := range slugs {
+			if i, ok := bySlug[s]; ok {
+				row.RetrievedSessionIDs = append(row.RetrievedSessionIDs, q.HaystackSessionIDs[i])
+			}
+		}
+	}
+	if len(q.AnswerSessionIDs) > 0 {
+		got := map[string]bool{}
+		for _, id := range row.RetrievedSessionIDs {
+			got[id] = true
+		}
+		anyHit, allHit := false, true
+		for _, id := range q.AnswerSessionIDs {
+			if got[id] {
+				anyHit = true
+			} else {
+				allHit = false
+			}
+		}
+		row.RecallAny, row.RecallAll = &anyHit, &allHit
+	}
+	if !o.RetrievalOnly && len(row.RetrievedSessionIDs) > 0 {
+		best := bySlug[SessionSlug(row.RetrievedSessionIDs[0])]
+		row.Hypothesis = excerpt(q.HaystackSessions[best], o.HypothesisChars)
+	}
+	return row, nil
+}

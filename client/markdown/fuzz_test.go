@@ -1,0 +1,112 @@
+package markdown
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// Seeds live in testdata/fuzz/<FuzzName>/; the f.Add calls below cover the
+// shapes the corpus files do not.
+
+func FuzzParse(f *testing.F) {
+	f.Add("people/alice", []byte("---\ntitle: Alice\ntags: [a, b]\n---\n# Alice\n\nfacts\n\n## Timeline\n- 2024 met\n"))
+	f.Add("x", []byte("\ufeff---\r\na: 1\r\n---\r\n```\n# no\n```\n"))
+	f.Add("x", []byte("---\n- list\n---\n"))
+	f.Add("Bad Slug", []byte("text"))
+	f.Fuzz(func(t *testing.T, slug string, data []byte) {
+		p, err := Parse(slug, data)
+		if err != nil {
+			if p != nil {
+				t.Fatalf("Parse returned a page and an error %v", err)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error spans lines: %q", err)
+			}
+			return
+		}
+		if !ValidSlug(slug) {
+			t.Fatalf("Parse accepted invalid slug %q", slug)
+		}
+		if p.Slug != slug {
+			t.Fatalf("Slug = %q, want %q", p.Slug, slug)
+		}
+		if p.Body != string(data) {
+			t.Fatalf("Body differs from the input")
+		}
+		if p.Title == "" || p.Type == "" {
+			t.Fatalf("empty Title %q or Type %q", p.Title, p.Type)
+		}
+		if _, err := json.Marshal(p.Frontmatter); err != nil {
+			t.Fatalf("Frontmatter is not JSON-marshalable: %v", err)
+		}
+		for _, opt := range []ChunkOptions{{}, {TargetWords: 7, OverlapWords: 3, MaxChunkBytes: 40}} {
+			chunks := ChunkPage(p, opt)
+			if len(chunks) == 0 {
+				t.Fatalf("no chunks for a parsed page with title %q", p.Title)
+			}
+			checkChunks(t, p, opt, chunks)
+		}
+	})
+}
+
+func FuzzSlugFromPath(f *testing.F) {
+	f.Add("People/Alice Smith.md")
+	f.Add(`a\b\..\c.MD`)
+	f.Add("./x/.md")
+	f.Fuzz(func(t *testing.T, rel string) {
+		slug, err := SlugFromPath(rel)
+		if err != nil {
+			return
+		}
+		if !ValidSlug(slug) {
+			t.Fatalf("SlugFromPath(%q) = %q, which ValidSlug rejects", rel, slug)
+		}
+		again, err := SlugFromPath(slug + ".md")
+		if err != nil || again != slug {
+			t.Fatalf("SlugFromPath(%q) = %q, %v; want %q", slug+".md", again, err, slug)
+		}
+	})
+}
+
+// FuzzChunkPage drives the chunker with arbitrary text and options.
+func FuzzChunkPage(f *testing.F) {
+	f.Add("# A\n\none two. three four!\n\n```\ncode here\n```\n", "- e1\n- e2", "T", 3, 1, 16)
+	f.Add(strings.Repeat("word ", 50), "", "", 10, 4, 30)
+	f.Fuzz(func(t *testing.T, compiled, timeline, title string, target, overlap, maxBytes int) {
+		if !utf8.ValidString(compiled) || !utf8.ValidString(timeline) || !utf8.ValidString(title) {
+			return // Parse rejects such input before it reaches the chunker
+		}
+		// Keep option values small enough that a case stays fast.
+		opt := ChunkOptions{TargetWords: target % 400, OverlapWords: overlap % 400, MaxChunkBytes: maxBytes % 10000}
+		p := &Page{Title: title, Compiled: compiled, Timeline: timeline}
+		chunks := ChunkPage(p, opt)
+		checkChunks(t, p, opt, chunks)
+		if again := ChunkPage(p, opt); !reflect.DeepEqual(chunks, again) {
+			t.Fatal("ChunkPage is not deterministic")
+		}
+		hasText := strings.TrimSpace(compiled) != "" || strings.TrimSpace(title) != ""
+		if hasCompiled := len(chunks) > 0 && chunks[0].Source == SourceCompiled; hasCompiled != hasText {
+			t.Fatalf("compiled chunks present = %v, want %v", hasCompiled, hasText)
+		}
+		// Without overlap, chunks partition each section in order.
+		opt.OverlapWords = -1
+		var comp, tl strings.Builder
+		for _, c := range ChunkPage(p, opt) {
+			if c.Source == SourceCompiled {
+				comp.WriteString(c.Text)
+			} else {
+				tl.WriteString(c.Text)
+			}
+		}
+		want := compiled
+		if strings.TrimSpace(compiled) == "" {
+			want = title
+		}
+		if squash(comp.String()) != squash(want) || squash(tl.String()) != squash(timeline) {
+			t.Fatalf("chunks without overlap do not reproduce the text")
+		}
+	})
+}

@@ -1,0 +1,226 @@
+package markdown
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// ErrInvalidUTF8 reports a file that is not valid UTF-8.
+var ErrInvalidUTF8 = errors.New("invalid UTF-8")
+
+// ErrNULByte reports a NUL byte, which text files do not contain and
+// PostgreSQL text columns cannot store.
+var ErrNULByte = errors.New("NUL byte")
+
+// Page is one markdown file in the shape pgbrain stores.
+type Page struct {
+	Slug        string         // derived from the relative path
+	Title       string         // frontmatter title, else first H1, else last slug segment
+	Type        string         // frontmatter type, else first slug segment of a nested slug, else "page"
+	Tags        []string       // frontmatter tags; nil when there are none
+	Frontmatter map[string]any // every frontmatter key, JSON-marshalable; never nil
+	Body        string         // the file exactly as given, frontmatter included
+	Compiled    string         // text after the frontmatter and before the timeline
+	Timeline    string         // the timeline section without its heading; "" if none
+	ContentHash string         // hex SHA-256 of Body
+}
+
+// Parse turns the bytes of one markdown file into a Page. slug must satisfy
+// ValidSlug (use SlugFromPath to derive it). Compiled and Timeline use "\n"
+// line endings even when the file uses "\r\n"; Body keeps the original bytes.
+func Parse(slug string, data []byte) (*Page, error) {
+	if !ValidSlug(slug) {
+		return nil, fmt.Errorf("%w %q: must match %s and be at most %d bytes; derive it with SlugFromPath", ErrInvalidSlug, slug, SlugPattern, MaxSlugLen)
+	}
+	if err := checkUTF8(data); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	p := &Page{
+		Slug:        slug,
+		Body:        string(data),
+		ContentHash: hex.EncodeToString(sum[:]),
+		Frontmatter: map[string]any{},
+	}
+
+	text := string(bomless(data))
+	yamlText, rest, hasFM, err := splitFrontmatter(text)
+	if err != nil {
+		return nil, err
+	}
+	if hasFM {
+		if p.Frontmatter, err = decodeFrontmatter(yamlText); err != nil {
+			return nil, err
+		}
+	}
+	p.Compiled, p.Timeline = splitTimeline(strings.ReplaceAll(rest, "\r\n", "\n"))
+
+	if p.Title, err = textField(p.Frontmatter, "title"); err != nil {
+		return nil, err
+	}
+	if p.Title == "" {
+		p.Title = firstH1(p.Compiled)
+	}
+	if p.Title == "" {
+		p.Title = slug[strings.LastIndexByte(slug, '/')+1:]
+	}
+
+	if p.Type, err = textField(p.Frontmatter, "type"); err != nil {
+		return nil, err
+	}
+	if p.Type == "" {
+		p.Type = "page"
+		if dir, _, nested := strings.Cut(slug, "/"); nested {
+			p.Type = dir
+		}
+	}
+
+	if p.Tags, err = tags(p.Frontmatter["tags"]); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// checkUTF8 names the first byte that keeps data from being UTF-8 text.
+// Offsets are 0-based, lines 1-based.
+func checkUTF8(data []byte) error {
+	for i := 0; i < len(data); {
+		c := data[i]
+		if c == 0 {
+			return fmt.Errorf("%w at byte %d (line %d); markdown must be plain text, check that this is not a binary file", ErrNULByte, i, lineOf(data, i))
+		}
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return fmt.Errorf("%w at byte %d (line %d); re-save the file as UTF-8", ErrInvalidUTF8, i, lineOf(data, i))
+		}
+		i += n
+	}
+	return nil
+}
+
+func lineOf(data []byte, off int) int {
+	return bytes.Count(data[:off], []byte("\n")) + 1
+}
+
+// splitTimeline cuts s at the first timeline heading outside code fences.
+// Both parts lose surrounding blank lines and trailing whitespace; leading
+// indentation of the first line is kept because it can be meaningful.
+func splitTimeline(s string) (compiled, timeline string) {
+	var open fence
+	inFence := false
+	for _, l := range splitLines(s) {
+		t := s[l.start:l.end]
+		switch {
+		case inFence:
+			inFence = !open.closes(t)
+		case isTimelineHeading(t):
+			return trimBlock(s[:l.start]), trimBlock(s[l.end:])
+		default:
+			open, inFence = openFence(t)
+		}
+	}
+	return trimBlock(s), ""
+}
+
+// trimBlock drops leading blank lines and all trailing whitespace.
+func trimBlock(s string) string {
+	s = strings.TrimRightFunc(s, isSpace)
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 || !isBlank(s[:i]) {
+			return s
+		}
+		s = s[i+1:]
+	}
+}
+
+// firstH1 returns the text of the first level-1 ATX heading outside code
+// fences, so "# comment" lines in shell snippets are not taken as titles.
+func firstH1(s string) string {
+	var open fence
+	inFence := false
+	for _, l := range splitLines(s) {
+		t := s[l.start:l.end]
+		if inFence {
+			inFence = !open.closes(t)
+			continue
+		}
+		if level, text, ok := atxHeading(t); ok {
+			if level == 1 && text != "" {
+				return collapseSpace(text)
+			}
+			continue
+		}
+		open, inFence = openFence(t)
+	}
+	return ""
+}
+
+// textField reads a frontmatter key that must be a single value. Missing and
+// null read as "".
+func textField(fm map[string]any, key string) (string, error) {
+	v, present := fm[key]
+	if !present || v == nil {
+		return "", nil
+	}
+	s, ok := scalarText(v)
+	if !ok {
+		return "", fmt.Errorf("%w: %q is a %s; write it as a single value, e.g. %s: Some Text", ErrFrontmatter, key, typeName(v), key)
+	}
+	return collapseSpace(s), nil
+}
+
+// tags accepts "a, b", a single scalar, or a list of scalars. Empty entries
+// are dropped and duplicates keep their first position.
+func tags(v any) ([]string, error) {
+	var raw []string
+	switch x := v.(type) {
+	case nil:
+		return nil, nil
+	case []any:
+		for i, e := range x {
+			if e == nil {
+				continue
+			}
+			s, ok := scalarText(e)
+			if !ok {
+				return nil, fmt.Errorf("%w: tags item %d is a %s; tags must be a string or a list of strings", ErrFrontmatter, i+1, typeName(e))
+			}
+			raw = append(raw, s)
+		}
+	case string:
+		raw = strings.Split(x, ",")
+	default:
+		s, ok := scalarText(x)
+		if !ok {
+			return nil, fmt.Errorf("%w: tags is a %s; tags must be a string or a list of strings", ErrFrontmatter, typeName(x))
+		}
+		raw = []string{s}
+	}
+	var out []string
+	seen := make(map[string]bool, len(raw))
+	for _, t := range raw {
+		t = collapseSpace(t)
+		if t == "" || seen[t] {
+			continue
+		}
+		seen[t] = true
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// collapseSpace trims s and turns inner whitespace runs (including newlines
+// from YAML block scalars) into single spaces.
+func collapseSpace(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,357 @@
+// Package mcpserver serves a brain to agents over the Model Context
+// Protocol. Agents are untrusted: the five tools only read, every input is
+// validated before any database work, and every answer carries a status
+// (success, empty, partial, degraded, error, refused) in its structured
+// content with a text copy. Around each call the server writes one audit row,
+// one event line, one span and, for query and search, one eval capture;
+// none of those can fail the call.
+package mcpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pgbrain/pgbrain/client/audit"
+	"github.com/pgbrain/pgbrain/client/brain"
+	"github.com/pgbrain/pgbrain/client/capture"
+	"github.com/pgbrain/pgbrain/client/events"
+	"github.com/pgbrain/pgbrain/client/refusal"
+	"github.com/pgbrain/pgbrain/client/search"
+	"github.com/pgbrain/pgbrain/client/telemetry"
+)
+
+// DB is the database handle the search tools and the PII lookups use; a
+// *pgxpool.Pool satisfies it.
+type DB interface {
+	search.Querier
+	refusal.Querier
+}
+
+// Pages reads pages and sources; *brain.Brain satisfies it.
+type Pages interface {
+	GetPage(ctx context.Context, source, slug string) (*brain.Page, error)
+	ListPages(ctx context.Context, f brain.ListFilter, fn func(brain.PageSummary) error) error
+	Sources(ctx context.Context) ([]brain.Source, error)
+}
+
+// Embedder embeds the query text when the brain's embedder runs in the
+// client rather than in SQL.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// Auditor appends one audit row per call and returns its fingerprint;
+// *audit.Writer satisfies it.
+type Auditor interface {
+	Record(ctx context.Context, e audit.Entry) (string, error)
+}
+
+// EventSink receives one event per call and per lifecycle step;
+// *events.Writer satisfies it.
+type EventSink interface {
+	Write(ev events.Event)
+}
+
+// Capturer records query and search answers as eval candidates;
+// *capture.Recorder satisfies it.
+type Capturer interface {
+	Record(ctx context.Context, resp *search.Response, c capture.Caller)
+}
+
+// Spans records one span per call; *telemetry.Tracer satisfies it.
+type Spans interface {
+	ToolCall(ctx context.Context, c telemetry.Call)
+}
+
+// Config wires a Server. DB and Pages are required; every other dependency
+// may be nil, which switches that concern off.
+type Config struct {
+	DB       DB
+	Pages    Pages
+	Embedder Embedder // nil when the brain embeds in SQL
+	Dim      int      // the brain's vector dimension, checked on client embeddings
+	Policy   refusal.Policy
+	Audit    Auditor
+	Events   EventSink
+	Capture  Capturer
+	Spans    Spans
+	// SessionID identifies this server process in events, audit rows and
+	// spans; empty means a fresh random UUID.
+	SessionID string
+	Version   string
+	// Errors receives problems the server cannot report anywhere else; nil
+	// discards them.
+	Errors io.Writer
+	// DrainTimeout bounds how long Run waits for calls still running when
+	// the connection ends; 0 means 5 seconds.
+	DrainTimeout time.Duration
+}
+
+// Server is one MCP server session over one transport.
+type Server struct {
+	cfg      Config
+	mcp      *mcp.Server
+	inflight sync.WaitGroup
+}
+
+// New builds the server and registers its tools.
+func New(cfg Config) (*Server, error) {
+	if cfg.DB == nil || cfg.Pages == nil {
+		return nil, errors.New("mcpserver: Config needs DB and Pages")
+	}
+	if cfg.SessionID == "" {
+		cfg.SessionID = newSessionID()
+	}
+	if cfg.Errors == nil {
+		cfg.Errors = io.Discard
+	}
+	if cfg.DrainTimeout <= 0 {
+		cfg.DrainTimeout = 5 * time.Second
+	}
+	version := cfg.Version
+	if version == "" {
+		version = "dev"
+	}
+	s := &Server{cfg: cfg}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "pgbrain", Version: version}, &mcp.ServerOptions{
+		Instructions: "pgbrain is a read-only brain of markdown pages. Use query for questions " +
+			"(hybrid keyword and vector search), search for exact keywords, get_page to read " +
+			"a page by slug, list_pages and list_sources to browse. Every answer has a status; " +
+			"partial means some results were withheld by the PII policy.",
+		// No logging capability: nothing is sent to the client outside answers.
+		Capabilities: &mcp.ServerCapabilities{},
+	})
+	if err := s.register(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// SessionID is the id this server stamps on its events, audit rows and spans.
+func (s *Server) SessionID() string { return s.cfg.SessionID }
+
+// Run serves t until the client closes the connection or ctx is cancelled
+// (how SIGINT and SIGTERM arrive). It writes server_start before the first
+// request is read and server_stop on every way out, after the calls still
+// running have finished or DrainTimeout passed. A client that hangs up and a
+// cancelled ctx are clean shutdowns and return nil.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) (err error) {
+	s.lifecycle(events.SubtypeServerStart, "serving over MCP")
+	stopMsg := "client closed the connection"
+	defer func() {
+		p := recover()
+		if p != nil {
+			stopMsg = fmt.Sprintf("server panicked: %v", p)
+		}
+		s.lifecycle(events.SubtypeServerStop, stopMsg)
+		if p != nil {
+			panic(p)
+		}
+	}()
+	runErr := s.mcp.Run(ctx, t)
+	if !s.drain() {
+		fmt.Fprintf(s.cfg.Errors, "pgbrain: serve: tool calls still running after %v; stopping without them\n", s.cfg.DrainTimeout)
+	}
+	switch {
+	case ctx.Err() != nil:
+		stopMsg = "stopped: " + stopCause(ctx)
+		return nil
+	case runErr == nil || errors.Is(runErr, io.EOF) || errors.Is(runErr, io.ErrClosedPipe):
+		return nil
+	default:
+		stopMsg = "connection failed: " + runErr.Error()
+		return fmt.Errorf("serving MCP: %w", runErr)
+	}
+}
+
+// stopCause names why ctx ended, preferring a cause set by the caller
+// (for example the signal that arrived).
+func stopCause(ctx context.Context) string {
+	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
+		return c.Error()
+	}
+	return "interrupted"
+}
+
+func (s *Server) drain() bool {
+	done := make(chan struct{})
+	go func() { s.inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(s.cfg.DrainTimeout):
+		return false
+	}
+}
+
+func (s *Server) lifecycle(subtype, msg string) {
+	if s.cfg.Events == nil {
+		return
+	}
+	s.cfg.Events.Write(events.Event{
+		Timestamp:       time.Now(),
+		ServerSessionID: s.cfg.SessionID,
+		Kind:            events.KindServerEvent,
+		EventSubtype:    subtype,
+		Message:         msg,
+	})
+}
+
+// call collects what a tool learns while it runs, for the audit row, the
+// event and the span.
+type call struct {
+	touched []string         // PII categories the call touched or attempted
+	result  map[string]int64 // counts for result_summary and span attributes
+}
+
+// enveloped is every tool output: each embeds Envelope.
+type enveloped interface{ envelope() *Envelope }
+
+// handle runs one tool call and does the bookkeeping around it.
+func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest, tool, costClass string, run func(context.Context, *call, json.RawMessage) enveloped) (*mcp.CallToolResult, error) {
+	s.inflight.Add(1)
+	defer s.inflight.Done()
+	start := time.Now()
+	var raw json.RawMessage
+	if req != nil && req.Params != nil {
+		raw = req.Params.Arguments
+	}
+	c := &call{}
+	out := s.protect(ctx, c, raw, run)
+	env := out.envelope()
+	dur := time.Since(start)
+
+	entry := audit.Entry{
+		SessionID:     s.cfg.SessionID,
+		Caller:        callerName(req),
+		Tool:          tool,
+		Status:        env.Status,
+		PIICategories: c.touched,
+		CostClass:     costClass,
+	}
+	if env.Status == StatusRefused {
+		entry.RefusalReason = env.Error.Kind
+		entry.CostClass = "refused"
+	}
+	var fp string
+	if s.cfg.Audit != nil {
+		// The error was already reported by the writer; the call goes on.
+		fp, _ = s.cfg.Audit.Record(ctx, entry)
+	} else {
+		fp = audit.Fingerprint(entry)
+	}
+	errKind := ""
+	if env.Error != nil {
+		errKind = env.Error.Kind
+	}
+	if s.cfg.Events != nil {
+		s.cfg.Events.Write(events.Event{
+			Timestamp:       start,
+			ServerSessionID: s.cfg.SessionID,
+			Kind:            events.KindToolCall,
+			ToolName:        tool,
+			ArgsSummary:     argsSummary(raw),
+			Status:          events.Status(env.Status),
+			ErrorKind:       errKind,
+			DurationMS:      events.DurationMS(dur),
+			ResultSummary:   c.result,
+		})
+	}
+	if s.cfg.Spans != nil {
+		s.cfg.Spans.ToolCall(ctx, telemetry.Call{
+			Tool: tool, CallID: fp, SessionID: s.cfg.SessionID, Status: env.Status,
+			ErrorKind: errKind, Start: start, Duration: dur, Result: c.result,
+		})
+	}
+	return toResult(out)
+}
+
+// protect turns a panic in a tool into an internal error answer, so one bad
+// call cannot take the server down.
+func (s *Server) protect(ctx context.Context, c *call, raw json.RawMessage, run func(context.Context, *call, json.RawMessage) enveloped) (out enveloped) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(s.cfg.Errors, "pgbrain: serve: tool call panicked: %v\n", p)
+			e := failure(KindInternal, "the server failed while answering; the problem was logged")
+			out = &e
+		}
+	}()
+	return run(ctx, c, raw)
+}
+
+// toResult renders the answer as structured content plus the same JSON as
+// text, for clients that only read text.
+func toResult(out enveloped) (*mcp.CallToolResult, error) {
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the answer: %w", err)
+	}
+	st := out.envelope().Status
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+		StructuredContent: json.RawMessage(b),
+		IsError:           st == StatusError || st == StatusRefused,
+	}, nil
+}
+
+// callerName is the client's name from initialize, or "unknown".
+func callerName(req *mcp.CallToolRequest) string {
+	if req == nil || req.Session == nil {
+		return "unknown"
+	}
+	p := req.Session.InitializeParams()
+	if p == nil || p.ClientInfo == nil {
+		return "unknown"
+	}
+	// The name is the client's own claim: keep it within what the audit
+	// log's CHECK accepts (printable, at most 256 bytes) so the row is not lost.
+	name := strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(p.ClientInfo.Name, ""))
+	for len(name) > maxCallerBytes {
+		_, size := utf8.DecodeLastRuneInString(name)
+		name = name[:len(name)-size]
+	}
+	if name == "" {
+		return "unknown"
+	}
+	return name
+}
+
+const maxCallerBytes = 256
+
+// argsSummary is the arguments as the agent sent them; the event writer
+// redacts them before they reach disk.
+func argsSummary(raw json.RawMessage) map[string]any {
+	if len(raw) == 0 {
+		return nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return map[string]any{"unparsed_bytes": len(raw)}
+	}
+	return m
+}
+
+// newSessionID returns a random (version 4) UUID.
+func newSessionID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}

@@ -1,0 +1,142 @@
+package pii
+
+import (
+	"regexp"
+	"strings"
+)
+
+// apiKeyRE matches vendor key formats with a fixed prefix; see apiKeyHints.
+var apiKeyRE = regexp.MustCompile(`\b(?:` +
+	`sk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_\-]{20,}` + // OpenAI, Anthropic and similar
+	`|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}` + // Stripe secret and restricted keys
+	`|(?:AKIA|ASIA)[0-9A-Z]{16}` + // AWS access key IDs
+	`|gh[pousr]_[A-Za-z0-9]{30,}` + // GitHub tokens
+	`|github_pat_[A-Za-z0-9_]{22,}` +
+	`|xox[abposr]-[A-Za-z0-9\-]{10,}` + // Slack
+	`|AIza[0-9A-Za-z_\-]{35}` + // Google API keys
+	`|glpat-[A-Za-z0-9_\-]{20,}` + // GitLab
+	`|npm_[A-Za-z0-9]{36}` +
+	`)`)
+
+// apiKeyHints are the literals every apiKeyRE match starts with; the
+// expression only runs on the text around them.
+var apiKeyHints = []string{"sk-", "sk_", "rk_", "AKIA", "ASIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AIza", "glpat-", "npm_"}
+
+var privateKeyRE = regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)
+
+// secretAssignRE matches "password: x", "DB_PASSWORD=x", `"api_key": "x"` on
+// the lower-cased text. Group 1 is the name; groups 2-4 the value (double
+// quoted, single quoted, bare).
+var secretAssignRE = regexp.MustCompile(`\b(?:[a-z0-9]+[_\-])*(password|passwd|passphrase|pwd|secret|api[_\-]?key|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token|client[_\-]?secret|secret[_\-]?key|private[_\-]?key)["']?[ \t]*[:=][ \t]*(?:"([^"\r\n]+)"|'([^'\r\n]+)'|([^\s"',;]+))`)
+
+var secretHints = []string{"pass", "pwd", "secret", "key", "token"}
+
+// urlPasswordRE finds the password in scheme://user:password@host.
+var urlPasswordRE = regexp.MustCompile(`[a-z][a-z0-9+.\-]*://[^\s/:@]*:([^\s/@]+)@`)
+
+// placeholders are values that document a secret rather than reveal one.
+var placeholders = map[string]bool{
+	"password": true, "pass": true, "passwd": true, "secret": true,
+	"redacted": true, "[redacted]": true, "<redacted>": true, "null": true, "none": true,
+	"nil": true, "true": true, "false": true, "required": true, "optional": true,
+	"string": true, "example": true, "xxx": true, "xxxx": true, "...": true,
+}
+
+var (
+	// keyWindow covers a vendor key: it starts at its hint and runs to the
+	// end of the token.
+	keyWindow = window{extend: func(c byte) bool { return isWordByte(c) || c == '-' }}
+	// assignWindow covers name = value: a prefixed name, a quoted value of
+	// ordinary length, or a bare value of any length.
+	assignWindow = window{before: 64, after: 256, extend: func(c byte) bool { return c > ' ' }}
+	// urlWindow covers scheme://user:password@ up to the next space.
+	urlWindow = window{before: 32, after: 1, extend: func(c byte) bool { return c != ' ' && c != '\n' && c != '\t' }}
+)
+
+func (f *finder) secrets() {
+	t, lower := f.text, f.lower
+	if f.wants(KindAPIKey) {
+		for _, m := range findAll(apiKeyRE, t, keyWindow.spans(t, apiKeyHints)) {
+			key := t[m[0]:m[1]]
+			// A long hyphenated word after "sk-" is prose; real keys are random
+			// and all but certain to hold a digit.
+			if strings.HasPrefix(key, "AKIA") || strings.HasPrefix(key, "ASIA") || countDigits(key[3:]) > 0 {
+				f.add(m[0], m[1], KindAPIKey)
+			}
+		}
+	}
+	if f.wants(KindPrivateKey) && strings.Contains(t, "-----BEGIN") {
+		f.privateKeys()
+	}
+	if f.wants(KindSecret) {
+		for _, m := range findAll(secretAssignRE, lower, assignWindow.spans(lower, secretHints)) {
+			name := lower[m[2]:m[3]]
+			for g := 4; g <= 8; g += 2 {
+				if m[g] < 0 {
+					continue
+				}
+				v := t[m[g]:m[g+1]]
+				if secretValue(name, v) {
+					f.add(m[g], m[g+1], KindSecret)
+				}
+			}
+		}
+	}
+	if f.wants(KindURLPassword) {
+		for _, m := range findAll(urlPasswordRE, lower, urlWindow.spans(lower, []string{"://"})) {
+			if v := t[m[2]:m[3]]; !placeholder(v) {
+				f.add(m[2], m[3], KindURLPassword)
+			}
+		}
+	}
+}
+
+// privateKeys covers a PEM block from BEGIN to its END line, or just the
+// BEGIN line when the block is cut off. The END position is reused across
+// headers so many headers without an END stay linear.
+func (f *finder) privateKeys() {
+	t := f.text
+	endFrom, endAt := -1, -1 // endAt is the first END marker at or after endFrom; -1 none
+	for _, m := range privateKeyRE.FindAllStringIndex(t, -1) {
+		stop := m[1]
+		if endFrom < 0 || (endAt >= 0 && endAt < m[1]) {
+			endFrom = m[1]
+			endAt = -1
+			if k := strings.Index(t[m[1]:], "-----END "); k >= 0 {
+				endAt = m[1] + k
+			}
+		}
+		if endAt >= 0 {
+			if k := strings.Index(t[endAt+9:], "-----"); k >= 0 && k < 64 {
+				stop = endAt + 9 + k + 5
+			}
+		}
+		f.add(m[0], stop, KindPrivateKey)
+	}
+}
+
+func placeholder(v string) bool {
+	lv := asciiLower(v)
+	if placeholders[lv] || strings.Trim(lv, "*x•.#-_ ") == "" {
+		return true
+	}
+	// Templating and environment references: ${X}, $X, {{ .X }}, <your-key>, %s.
+	switch v[0] {
+	case '$', '{', '<', '%':
+		return true
+	}
+	return false
+}
+
+// secretValue decides whether a value assigned to a secret-looking name is a
+// real secret. Passwords may be short; keys and tokens are long.
+func secretValue(name, v string) bool {
+	if placeholder(v) {
+		return false
+	}
+	switch name {
+	case "password", "passwd", "passphrase", "pwd":
+		return true
+	}
+	return len(v) >= 8
+}

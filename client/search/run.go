@@ -1,0 +1,182 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// MaxQueryChars is the longest query accepted, in characters; it matches
+// the CHECK on captured queries (brain.eval_candidates).
+const MaxQueryChars = 51200
+
+// ErrBadQuery marks query text that is refused before it reaches the database.
+var ErrBadQuery = errors.New("invalid query")
+
+// Querier is what search needs from the database; *pgxpool.Pool, *pgx.Conn
+// and pgx.Tx satisfy it.
+type Querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// Tuning overrides brain.search_setting defaults for one call; nil fields
+// keep the brain's defaults. Evaluation and benchmarks use it to run one arm.
+type Tuning struct {
+	KeywordWeight *float64
+	VectorWeight  *float64
+	RRFK          *float64
+	TypeShare     *float64
+	PerPage       int // chunks per page, default 1
+}
+
+// CheckQuery refuses text PostgreSQL cannot store or that is too long to be a
+// query, naming the fix.
+func CheckQuery(q string) error {
+	switch {
+	case !utf8.ValidString(q):
+		return fmt.Errorf("%w: the query is not valid UTF-8; re-encode it as UTF-8", ErrBadQuery)
+	case strings.IndexByte(q, 0) >= 0:
+		return fmt.Errorf("%w: the query contains a NUL byte; remove it", ErrBadQuery)
+	}
+	if n := utf8.RuneCountInString(q); n > MaxQueryChars {
+		return fmt.Errorf("%w: the query has %d characters, more than the limit of %d; shorten it", ErrBadQuery, n, MaxQueryChars)
+	}
+	return nil
+}
+
+// Keyword runs keyword-only search (BM25 over the full-text index) at detail
+// medium: the `search` tool.
+func Keyword(ctx context.Context, db Querier, q string, o Options, t Tuning) (*Response, error) {
+	zero := 0.0
+	t.VectorWeight = &zero
+	r, err := run(ctx, db, q, nil, false, DetailMedium, o, t)
+	if err != nil {
+		return nil, err
+	}
+	r.Meta.Tool = "search"
+	return r, nil
+}
+
+// Hybrid runs brain.hybrid_search: the `query` tool. qvec is the query's
+// embedding from a client-side embedder; when it is nil, a 'local' brain
+// embeds the query in SQL and any other brain runs keyword-only, reported as
+// Meta.VectorEnabled=false.
+func Hybrid(ctx context.Context, db Querier, q string, qvec []float32, o Options, t Tuning) (*Response, error) {
+	switch o.Detail {
+	case "", DetailLow, DetailMedium, DetailHigh:
+	default:
+		return nil, fmt.Errorf("%w: detail %q is not one of low, medium, high", ErrBadQuery, o.Detail)
+	}
+	r, err := run(ctx, db, q, qvec, true, o.Detail, o, t)
+	if err != nil {
+		return nil, err
+	}
+	r.Meta.Tool = "query"
+	expand := o.Expand
+	r.Meta.ExpandEnabled = &expand
+	if o.Detail != "" {
+		d := o.Detail
+		r.Meta.Detail = &d
+	}
+	return r, nil
+}
+
+// hybridSQL resolves detail and the query vector once, so meta is known even
+// when nothing matches (the LEFT JOIN yields one all-NULL row then).
+const hybridSQL = `
+WITH a AS (
+	SELECT coalesce(nullif($3, ''), brain.detect_detail($1), 'medium') AS detail,
+	       CASE WHEN $9 THEN coalesce($2::text::vector,
+	            CASE WHEN $2::text IS NULL AND brain.embedder() = 'local' THEN brain.embed_local($1) END)
+	       END AS v
+)
+SELECT a.detail, a.v IS NOT NULL AND coalesce($7, 1) > 0,
+       h.slug, h.source_id, h.page_id, h.chunk_id, h.chunk_index, h.chunk_source, h.title, h.type,
+       h.score, h.keyword_rank, h.vector_rank, h.snippet
+FROM a
+LEFT JOIN LATERAL brain.hybrid_search($1, a.v, $4, a.detail, $5, $10, $6, $7, $8, $11) h ON true`
+
+func run(ctx context.Context, db Querier, q string, qvec []float32, useVector bool, detail string, o Options, t Tuning) (*Response, error) {
+	if err := CheckQuery(q); err != nil {
+		return nil, err
+	}
+	lim := o.Limit
+	if lim <= 0 {
+		lim = 10
+	}
+	lim = min(lim, MaxLimit)
+	var vec *string
+	if qvec != nil {
+		s := vectorText(qvec)
+		vec = &s
+	}
+	var sources []string
+	if len(o.SourceIDs) > 0 {
+		sources = o.SourceIDs
+	}
+	perPage := t.PerPage
+	if perPage <= 0 {
+		perPage = 1
+	}
+	start := time.Now()
+	rows, err := db.Query(ctx, hybridSQL, q, vec, detail, lim, sources,
+		t.KeywordWeight, t.VectorWeight, t.RRFK, useVector, perPage, t.TypeShare)
+	if err != nil {
+		return nil, fmt.Errorf("searching for %q: %w", abbreviate(q), err)
+	}
+	resp := &Response{Query: q, Results: []Result{}}
+	var resolved string
+	for rows.Next() {
+		var r Result
+		var slug, src, csrc, title, typ, snip *string
+		var pid, cid *int64
+		var cidx *int
+		var score *float64
+		if err := rows.Scan(&resolved, &resp.Meta.VectorEnabled, &slug, &src, &pid, &cid, &cidx, &csrc,
+			&title, &typ, &score, &r.KeywordRank, &r.VectorRank, &snip); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("reading search results for %q: %w", abbreviate(q), err)
+		}
+		if slug == nil { // the all-NULL row of an empty result
+			continue
+		}
+		r.Slug, r.SourceID, r.PageID, r.ChunkID, r.ChunkIndex = *slug, *src, *pid, *cid, *cidx
+		r.ChunkSource, r.Title, r.Type, r.Score, r.Snippet = *csrc, *title, *typ, *score, *snip
+		resp.Results = append(resp.Results, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("searching for %q: %w", abbreviate(q), err)
+	}
+	resp.Meta.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
+	resp.Meta.DetailResolved = &resolved
+	return resp, nil
+}
+
+// vectorText is pgvector's text form, so no client type registration is needed.
+func vectorText(v []float32) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, f := range v {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatFloat(float64(f), 'g', -1, 32))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// abbreviate keeps error messages readable for very long queries.
+func abbreviate(q string) string {
+	if utf8.RuneCountInString(q) <= 80 {
+		return q
+	}
+	r := []rune(q)
+	return string(r[:77]) + "..."
+}

@@ -1,0 +1,58 @@
+// Package search runs the brain's retrieval functions (brain.keyword_search,
+// brain.hybrid_search) for the CLI, the MCP server, replay and gates, so that
+// every caller ranks exactly the same way.
+package search
+
+// Detail levels accepted by hybrid search.
+const (
+	DetailLow    = "low"
+	DetailMedium = "medium"
+	DetailHigh   = "high"
+)
+
+// MaxLimit is the largest number of results a search returns.
+const MaxLimit = 100
+
+// Options are the caller's request.
+type Options struct {
+	Limit     int      // default 10, clamped to 1..MaxLimit
+	Detail    string   // "", low, medium, high ("" lets brain.detect_detail decide)
+	SourceIDs []string // restrict to these sources (nil: all)
+	// Expand requests query expansion; recorded for capture (no expansion
+	// provider is built in, so ExpansionApplied stays false).
+	Expand bool
+}
+
+// Result is one hit, with every field the SQL functions return.
+type Result struct {
+	Slug        string  `json:"slug"`
+	SourceID    string  `json:"source_id"`
+	PageID      int64   `json:"page_id"`
+	ChunkID     int64   `json:"chunk_id"`
+	ChunkIndex  int     `json:"chunk_index"`
+	ChunkSource string  `json:"chunk_source"`
+	Title       string  `json:"title"`
+	Type        string  `json:"type"`
+	Score       float64 `json:"score"`
+	KeywordRank *int    `json:"keyword_rank"`
+	VectorRank  *int    `json:"vector_rank"`
+	Snippet     string  `json:"snippet"`
+}
+
+// Meta describes how a search ran.
+type Meta struct {
+	Tool             string  `json:"tool"` // "query" or "search"
+	VectorEnabled    bool    `json:"vector_enabled"`
+	Detail           *string `json:"detail"`          // what the caller asked for
+	DetailResolved   *string `json:"detail_resolved"` // what was used
+	ExpandEnabled    *bool   `json:"expand_enabled"`  // nil for search
+	ExpansionApplied bool    `json:"expansion_applied"`
+	LatencyMS        float64 `json:"latency_ms"`
+}
+
+// Response is a search's answer.
+type Response struct {
+	Query   string   `json:"query"`
+	Results []Result `json:"results"`
+	Meta    Meta     `json:"meta"`
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// interspersed moves a command's flags in front of its positional arguments,
+// so `pgbrain get SLUG --json` works like `pgbrain get --json SLUG`
+// (urfave/cli stops reading flags at the first positional argument).
+// Everything after `--` stays positional.
+func interspersed(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	out := []string{args[0]}
+	i := 1
+	flags := app.Flags
+	cmds := app.Commands
+	// Global flags, then the command path.
+	for i < len(args) {
+		a := args[i]
+		if isFlag(a) {
+			out = append(out, a)
+			if needsValue(flags, a) && i+1 < len(args) {
+				out = append(out, args[i+1])
+				i++
+			}
+			i++
+			continue
+		}
+		cmd := findCommand(cmds, a)
+		if cmd == nil {
+			break
+		}
+		out = append(out, a)
+		flags, cmds = cmd.Flags, cmd.Subcommands
+		i++
+	}
+	var flagArgs, positional []string
+	for ; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			positional = append(positional, args[i+1:]...)
+			i = len(args)
+		case isFlag(a):
+			flagArgs = append(flagArgs, a)
+			if needsValue(flags, a) && i+1 < len(args) {
+				flagArgs = append(flagArgs, args[i+1])
+				i++
+			}
+		default:
+			positional = append(positional, a)
+		}
+	}
+	out = append(out, flagArgs...)
+	if len(positional) > 0 {
+		out = append(out, "--")
+		out = append(out, positional...)
+	}
+	return out
+}
+
+func isFlag(a string) bool { return len(a) > 1 && a[0] == '-' && a != "--" }
+
+// needsValue reports whether flag a (without an inline =value) consumes the
+// next argument.
+func needsValue(flags []cli.Flag, a string) bool {
+	name, _, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
+	if inline {
+		return false
+	}
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				if bf, ok := f.(*cli.BoolFlag); ok && bf != nil {
+					return false
+				}
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func findCommand(cmds []*cli.Command, name string) *cli.Command {
+	for _, c := range cmds {
+		if c.HasName(name) {
+			return c
+		}
+	}
+	return nil
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pgbrain/pgbrain/client/capture"
+	"github.com/pgbrain/pgbrain/client/doctor"
+	"github.com/pgbrain/pgbrain/client/evalconfig"
+)
+
+func doctorCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "doctor",
+		Usage: "check the brain: schema, embedder, embeddings, eval capture and its failures, PII counts",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+		},
+		Action: func(c *cli.Context) error {
+			home, err := homeDir(c)
+			if err != nil {
+				return err
+			}
+			cfg, cfgErr := evalconfig.Load(home, os.Getenv)
+			b, err := openBrain(c)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			r, err := doctor.Run(c.Context, b, cfg, cfgErr, capture.NewSpool(home))
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				enc := json.NewEncoder(c.App.Writer)
+				return enc.Encode(r)
+			}
+			printDoctor(c.App.Writer, r)
+			for _, w := range r.Warnings {
+				fmt.Fprintln(c.App.ErrWriter, "pgbrain: warning:", w)
+			}
+			return nil
+		},
+	}
+}
+
+func printDoctor(w io.Writer, r *doctor.Report) {
+	fmt.Fprintf(w, "schema           %d (this pgbrain: %d)\n", r.DatabaseSchema, r.LatestSchema)
+	fmt.Fprintf(w, "embedder         %s, model %s, dimension %d\n", r.Embedder, r.EmbedModel, r.Dim)
+	fmt.Fprintf(w, "pages            %d\n", r.Pages)
+	fmt.Fprintf(w, "chunks           %d (%d without embedding)\n", r.Chunks, r.StaleEmbeddings)
+	state := "off"
+	if r.Capture.Capture {
+		state = "on"
+	}
+	fmt.Fprintf(w, "eval capture     %s (%s); scrub_pii %v (%s)\n", state, r.Capture.CaptureSource, r.Capture.ScrubPII, r.Capture.ScrubSource)
+	fmt.Fprintf(w, "capture failures last 24h:")
+	for _, reason := range capture.Reasons {
+		fmt.Fprintf(w, " %s %d", reason, r.CaptureFailures24h[reason])
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "spooled failures %d (%s)\n", r.SpooledFailures, r.SpoolPath)
+	if r.PIICategories == nil {
+		fmt.Fprintln(w, "pii              not classified (brain.page_pii not installed)")
+	} else {
+		fmt.Fprintf(w, "pii pages        ")
+		if len(r.PIICategories) == 0 {
+			fmt.Fprint(w, "none")
+		}
+		for i, k := range doctor.SortedKeys(r.PIICategories) {
+			if i > 0 {
+				fmt.Fprint(w, ", ")
+			}
+			fmt.Fprintf(w, "%s %d", k, r.PIICategories[k])
+		}
+		fmt.Fprintln(w)
+	}
+	if len(r.Warnings) == 0 {
+		fmt.Fprintln(w, "ok")
+	} else {
+		fmt.Fprintf(w, "%d warning(s)\n", len(r.Warnings))
+	}
+}

@@ -1,0 +1,278 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pgbrain/pgbrain/client/brain"
+	"github.com/pgbrain/pgbrain/client/ingest"
+	"github.com/pgbrain/pgbrain/client/progress"
+)
+
+var sourceFlag = &cli.StringFlag{Name: "source", Value: "default", Usage: "source id"}
+
+func importCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "import",
+		Usage:     "import a directory of markdown files",
+		ArgsUsage: "DIR",
+		Flags: []cli.Flag{
+			sourceFlag,
+			&cli.BoolFlag{Name: "no-embed", Usage: "skip embeddings now (fill later with 'pgbrain embed --stale')"},
+			&cli.BoolFlag{Name: "prune", Usage: "delete pages of the source whose files are gone"},
+			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageError("import: give exactly one directory (pgbrain import DIR)")
+			}
+			b, err := openBrain(c)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			emb, err := clientEmbedder(b)
+			if err != nil {
+				return err
+			}
+			bar := progress.New(c.App.ErrWriter, "importing", !c.Bool("json"))
+			sum, err := ingest.ImportDir(c.Context, b, c.Args().First(), ingest.Options{
+				Source: c.String("source"), NoEmbed: c.Bool("no-embed"), Embedder: emb,
+				Prune: c.Bool("prune"), Progress: bar.Update,
+			})
+			bar.Done()
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				if sum.Failures == nil {
+					sum.Failures = []ingest.Failure{}
+				}
+				if err := json.NewEncoder(c.App.Writer).Encode(sum); err != nil {
+					return err
+				}
+			} else {
+				printSummary(c.App.Writer, sum)
+			}
+			if sum.Failed > 0 {
+				return cli.Exit("", 1)
+			}
+			return nil
+		},
+	}
+}
+
+func printSummary(w io.Writer, s ingest.Summary) {
+	fmt.Fprintf(w, "imported %d files in %.1fs: %d added, %d updated, %d unchanged, %d failed",
+		s.Files, s.Elapsed.Seconds(), s.Added, s.Updated, s.Unchanged, s.Failed)
+	if s.Pruned > 0 {
+		fmt.Fprintf(w, ", %d pruned", s.Pruned)
+	}
+	fmt.Fprintln(w)
+	for _, f := range s.Failures {
+		fmt.Fprintf(w, "  failed: %s: %s\n", f.Path, f.Reason)
+	}
+}
+
+func putCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "put",
+		Usage:     "store one page from markdown on stdin",
+		ArgsUsage: "SLUG",
+		Flags:     []cli.Flag{sourceFlag, &cli.BoolFlag{Name: "no-embed", Usage: "skip the embedding for now"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageError("put: give exactly one slug (pgbrain put SLUG < page.md)")
+			}
+			data, err := io.ReadAll(c.App.Reader)
+			if err != nil {
+				return fmt.Errorf("reading the page from stdin: %w", err)
+			}
+			b, err := openBrain(c)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			emb, err := clientEmbedder(b)
+			if err != nil {
+				return err
+			}
+			sum, err := ingest.PutPage(c.Context, b, c.Args().First(), data, ingest.Options{
+				Source: c.String("source"), NoEmbed: c.Bool("no-embed"), Embedder: emb,
+			})
+			if err != nil {
+				return err
+			}
+			state := "unchanged"
+			switch {
+			case sum.Added > 0:
+				state = "added"
+			case sum.Updated > 0:
+				state = "updated"
+			}
+			fmt.Fprintf(c.App.ErrWriter, "pgbrain: %s %s (%d chunks)\n", state, c.Args().First(), sum.Chunks)
+			return nil
+		},
+	}
+}
+
+func getCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "get",
+		Usage:     "print a page's markdown exactly as stored",
+		ArgsUsage: "SLUG",
+		Flags:     []cli.Flag{sourceFlag, &cli.BoolFlag{Name: "json", Usage: "print the page with its metadata as JSON"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageError("get: give exactly one slug")
+			}
+			b, err := openBrain(c)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			p, err := b.GetPage(c.Context, c.String("source"), c.Args().First())
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return json.NewEncoder(c.App.Writer).Encode(p)
+			}
+			_, err = io.WriteString(c.App.Writer, p.Body)
+			return err
+		},
+	}
+}
+
+func listCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "list",
+		Usage: "list pages",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "source", Usage: "only this source"},
+			&cli.StringFlag{Name: "type", Usage: "only pages of this type"},
+			&cli.IntFlag{Name: "limit", Usage: "at most N pages (0: all)"},
+			&cli.BoolFlag{Name: "json", Usage: "one JSON object per line"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.Int("limit") < 0 {
+				return usageError("list: --limit must be 0 or more")
+			}
+			b, err := openBrain(c)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			f := brain.ListFilter{Source: c.String("source"), Type: c.String("type"), Limit: c.Int("limit")}
+			if c.Bool("json") {
+				enc := json.NewEncoder(c.App.Writer)
+				return b.ListPages(c.Context, f, func(p brain.PageSummary) error { return enc.Encode(p) })
+			}
+			tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "SOURCE\tSLUG\tTYPE\tTITLE")
+			err = b.ListPages(c.Context, f, func(p brain.PageSummary) error {
+				_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.SourceID, p.Slug, p.Type, p.Title)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func deleteCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "delete",
+		Usage:     "delete a page and its chunks",
+		ArgsUsage: "SLUG",
+		Flags:     []cli.Flag{sourceFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageError("delete: give exactly one slug")
+			}
+			b, err := openBrain(c)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			if err := b.DeletePage(c.Context, c.String("source"), c.Args().First()); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.ErrWriter, "pgbrain: deleted %s\n", c.Args().First())
+			return nil
+		},
+	}
+}
+
+func sourcesCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "sources",
+		Usage: "manage sources (separate namespaces of pages)",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "add",
+				ArgsUsage: "ID [NAME]",
+				Usage:     "add a source",
+				Action: func(c *cli.Context) error {
+					if c.NArg() < 1 || c.NArg() > 2 {
+						return usageError("sources add: give ID and optionally NAME")
+					}
+					b, err := openBrain(c)
+					if err != nil {
+						return err
+					}
+					defer b.Close()
+					return b.AddSource(c.Context, c.Args().Get(0), c.Args().Get(1))
+				},
+			},
+			{
+				Name:  "list",
+				Usage: "list sources with their page counts",
+				Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON"}},
+				Action: func(c *cli.Context) error {
+					b, err := openBrain(c)
+					if err != nil {
+						return err
+					}
+					defer b.Close()
+					srcs, err := b.Sources(c.Context)
+					if err != nil {
+						return err
+					}
+					if c.Bool("json") {
+						return json.NewEncoder(c.App.Writer).Encode(srcs)
+					}
+					tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+					fmt.Fprintln(tw, "ID\tPAGES\tNAME")
+					for _, s := range srcs {
+						fmt.Fprintf(tw, "%s\t%d\t%s\n", s.ID, s.Pages, s.Name)
+					}
+					return tw.Flush()
+				},
+			},
+			{
+				Name:      "remove",
+				ArgsUsage: "ID",
+				Usage:     "remove a source (refused while it has pages, unless --with-pages)",
+				Flags:     []cli.Flag{&cli.BoolFlag{Name: "with-pages", Usage: "also delete the source's pages"}},
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return usageError("sources remove: give exactly one ID")
+					}
+					b, err := openBrain(c)
+					if err != nil {
+						return err
+					}
+					defer b.Close()
+					return b.RemoveSource(c.Context, c.Args().First(), c.Bool("with-pages"))
+				},
+			},
+		},
+	}
+}

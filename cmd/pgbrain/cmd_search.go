@@ -1,0 +1,142 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pgbrain/pgbrain/client/search"
+)
+
+func searchFlags(withDetail bool) []cli.Flag {
+	fs := []cli.Flag{
+		&cli.IntFlag{Name: "limit", Value: 10, Usage: fmt.Sprintf("number of results (1-%d)", search.MaxLimit)},
+		&cli.StringSliceFlag{Name: "source", Usage: "only search this source id (repeatable)"},
+		&cli.BoolFlag{Name: "json", Usage: "print every result field and meta as JSON"},
+	}
+	if withDetail {
+		fs = append(fs, &cli.StringFlag{Name: "detail", Usage: "low (compiled truth only), medium (with source boosts) or high (everything, no boost); default: detected from the query"})
+	}
+	return fs
+}
+
+func searchCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "search",
+		Usage:     "keyword search (BM25 over the full-text index)",
+		ArgsUsage: "QUERY",
+		Flags:     searchFlags(false),
+		Action: func(c *cli.Context) error {
+			q, o, err := searchArgs(c, "search")
+			if err != nil {
+				return err
+			}
+			b, err := openBrain(c)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			r, err := search.Keyword(c.Context, b.Pool, q, o, search.Tuning{})
+			if err != nil {
+				return err
+			}
+			return printResponse(c.App.Writer, r, c.Bool("json"))
+		},
+	}
+}
+
+func queryCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "query",
+		Usage:     "hybrid search: keyword and vector results fused",
+		ArgsUsage: "QUERY",
+		Flags:     searchFlags(true),
+		Action: func(c *cli.Context) error {
+			q, o, err := searchArgs(c, "query")
+			if err != nil {
+				return err
+			}
+			switch o.Detail = c.String("detail"); o.Detail {
+			case "", search.DetailLow, search.DetailMedium, search.DetailHigh:
+			default:
+				return usageError("query: --detail %q is not one of low, medium, high", o.Detail)
+			}
+			b, err := openBrain(c)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			emb, err := clientEmbedder(b)
+			if err != nil {
+				return err
+			}
+			var qvec []float32
+			if emb != nil {
+				// A failing remote embedder degrades to keyword-only search.
+				vs, err := emb.Embed(c.Context, []string{q})
+				if err != nil {
+					fmt.Fprintf(c.App.ErrWriter, "pgbrain: embedding the query failed, searching by keyword only: %v\n", err)
+				} else if len(vs) == 1 && len(vs[0]) == b.Settings.Dim {
+					qvec = vs[0]
+				}
+			}
+			r, err := search.Hybrid(c.Context, b.Pool, q, qvec, o, search.Tuning{})
+			if err != nil {
+				return err
+			}
+			return printResponse(c.App.Writer, r, c.Bool("json"))
+		},
+	}
+}
+
+// searchArgs validates what both commands share, before any database work.
+func searchArgs(c *cli.Context, name string) (string, search.Options, error) {
+	var o search.Options
+	if c.NArg() != 1 {
+		return "", o, usageError("%s: give exactly one query, quoted (pgbrain %s \"QUERY\")", name, name)
+	}
+	q := c.Args().First()
+	if err := search.CheckQuery(q); err != nil {
+		return "", o, usageError("%s: %v", name, err)
+	}
+	o.Limit = c.Int("limit")
+	if o.Limit < 1 || o.Limit > search.MaxLimit {
+		return "", o, usageError("%s: --limit %d is out of range; use 1 to %d", name, o.Limit, search.MaxLimit)
+	}
+	o.SourceIDs = c.StringSlice("source")
+	return q, o, nil
+}
+
+func printResponse(w io.Writer, r *search.Response, asJSON bool) error {
+	if asJSON {
+		return json.NewEncoder(w).Encode(r)
+	}
+	if len(r.Results) == 0 {
+		_, err := fmt.Fprintln(w, "no results")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RANK\tSLUG\tSCORE\tSNIPPET")
+	for i, x := range r.Results {
+		slug := x.Slug
+		if x.SourceID != "default" {
+			slug = x.SourceID + ":" + slug
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%.4f\t%s\n", i+1, slug, x.Score, clip(x.Snippet, 90))
+	}
+	return tw.Flush()
+}
+
+// clip shortens s to n characters on one line.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-3]) + "..."
+}

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pgbrain/pgbrain/client/events"
+	"github.com/pgbrain/pgbrain/client/pii"
+	"github.com/pgbrain/pgbrain/testdb"
+)
+
+// TestServeOverStdio builds the binary and talks MCP to it over stdio.
+func TestServeOverStdio(t *testing.T) {
+	url := testdb.New(t)
+	if _, errOut, code := pgbrain(t, url, "# Widgets\n\nThe widget project ships blue widgets.\n", "put", "notes/widgets"); code != 0 {
+		t.Fatalf("put: %d %s", code, errOut)
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "pgbrain")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	eventsPath := filepath.Join(dir, "events.jsonl")
+	cmd := exec.Command(bin, "--database-url", url, "--home", filepath.Join(dir, "home"), "serve", "--events-path", eventsPath)
+	cmd.Env = append(os.Environ(), "OTEL_EXPORTER_OTLP_ENDPOINT=", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=", "PGBRAIN_CONTRIBUTOR_MODE=")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-agent", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second}, nil)
+	if err != nil {
+		t.Fatalf("initialize: %v (stderr %s)", err, stderr.String())
+	}
+	if got := cs.InitializeResult().ServerInfo.Name; got != "pgbrain" {
+		t.Errorf("server name %q", got)
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 5 {
+		t.Fatalf("tools/list: %v, %d tools", err, len(tools.Tools))
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": "widget"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	var ans struct {
+		Status  string `json:"status"`
+		Results []struct{ Slug string }
+	}
+	if err := json.Unmarshal(raw, &ans); err != nil || ans.Status != "success" || len(ans.Results) != 1 || ans.Results[0].Slug != "notes/widgets" {
+		t.Fatalf("tools/call search = %s (%v)", raw, err)
+	}
+	// Closing the session closes the server's stdin: EOF must stop it cleanly.
+	if err := cs.Close(); err != nil {
+		t.Fatalf("closing: %v (stderr %s)", err, stderr.String())
+	}
+	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 0 {
+		t.Fatalf("server exit state %v (stderr %s)", cmd.ProcessState, stderr.String())
+	}
+
+	data, err := os.ReadFile(eventsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	var subtypes []string
+	for _, l := range lines {
+		ev, err := events.Parse([]byte(l))
+		if err != nil {
+			t.Fatalf("event %q: %v", l, err)
+		}
+		subtypes = append(subtypes, ev.EventSubtype+ev.ToolName)
+	}
+	if want := "server_start,search,server_stop"; strings.Join(subtypes, ",") != want {
+		t.Errorf("events %v, want %s", subtypes, want)
+	}
+
+	// SIGTERM while the client is still connected is a clean stop too.
+	sigEvents := filepath.Join(dir, "sig.jsonl")
+	sig := exec.Command(bin, "--database-url", url, "--home", filepath.Join(dir, "home"), "serve", "--events-path", sigEvents)
+	stdin, err := sig.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	sig.Env = cmd.Env
+	if err := sig.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if b, _ := os.ReadFile(sigEvents); bytes.Contains(b, []byte("server_start")) {
+			break
+		}
+	}
+	if err := sig.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := sig.Wait(); err != nil {
+		t.Fatalf("server after SIGTERM: %v", err)
+	}
+	if b, _ := os.ReadFile(sigEvents); !bytes.Contains(b, []byte(`"event_subtype":"server_stop","message":"stopped`)) {
+		t.Errorf("no server_stop after SIGTERM: %s", b)
+	}
+
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var caller, tool, status string
+	if err := conn.QueryRow(ctx, `SELECT caller, tool_name, status FROM brain.audit_log ORDER BY id LIMIT 1`).Scan(&caller, &tool, &status); err != nil {
+		t.Fatalf("audit row: %v", err)
+	}
+	if caller != "e2e-agent" || tool != "search" || status != "success" {
+		t.Errorf("audit row %s %s %s", caller, tool, status)
+	}
+}
+
+func TestServeFlags(t *testing.T) {
+	url := testdb.New(t)
+	home := t.TempDir()
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr []string
+	}{
+		{"unknown category", []string{"serve", "--pii-block", "health,emails"}, 2, append([]string{`"emails"`}, pii.Categories()...)},
+		{"no events with a path", []string{"serve", "--no-events", "--events-path", "x"}, 2, []string{"--no-events"}},
+		{"refusal off", []string{"serve", "--pii-block", "", "--no-events"}, 0, []string{"PII refusal is off"}},
+		{"no audit", []string{"serve", "--no-audit", "--no-events"}, 0, []string{"--no-audit", "not be recorded"}},
+		{"no audit with a policy", []string{"serve", "--no-audit", "--pii-block", "health", "--no-events"}, 0,
+			[]string{"refusals are enforced but will not be recorded"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			// Empty stdin: the server starts, reads EOF and stops.
+			_, errOut, code := pgbrain(t, url, "", append([]string{"--home", home}, tc.args...)...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr %q", code, tc.code, errOut)
+			}
+			for _, s := range tc.stderr {
+				if !strings.Contains(errOut, s) {
+					t.Errorf("stderr %q lacks %q", errOut, s)
+				}
+			}
+		})
+	}
+}
+
+func TestTail(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	w, err := events.Open(path, events.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	w.Write(events.Event{Timestamp: now.Add(-time.Hour), ServerSessionID: "s", Kind: events.KindServerEvent, EventSubtype: events.SubtypeServerStart})
+	w.Write(events.Event{Timestamp: now, ServerSessionID: "s", Kind: events.KindToolCall, ToolName: "search",
+		ArgsSummary: map[string]any{"query": "widgets"}, Status: events.StatusEmpty, ResultSummary: map[string]int64{"results": 0}})
+	w.Close()
+	data, _ := os.ReadFile(path)
+	rawLines := strings.SplitAfter(string(data), "\n")
+
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want func(out string) bool
+	}{
+		{"json prints raw lines", []string{"--json", "--no-follow"}, 0, func(out string) bool { return out == string(data) }},
+		{"since skips older events", []string{"--json", "--no-follow", "--since", "5m"}, 0, func(out string) bool { return out == rawLines[1] }},
+		{"pretty output without colour", []string{"--no-follow"}, 0, func(out string) bool {
+			return strings.Count(out, "\n") == 2 && strings.Contains(out, "server_start") &&
+				strings.Contains(out, "search") && strings.Contains(out, "widgets") && !strings.Contains(out, "\x1b[")
+		}},
+		{"bad since", []string{"--since", "yesterday"}, 2, func(out string) bool { return out == "" }},
+		{"contradicting follow flags", []string{"--follow", "--no-follow"}, 2, func(out string) bool { return out == "" }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := run(context.Background(), append([]string{"pgbrain", "tail", "--events-path", path}, tc.args...),
+				strings.NewReader(""), &out, &errOut)
+			if code != tc.code || !tc.want(out.String()) {
+				t.Errorf("exit %d (want %d), stdout %q, stderr %q", code, tc.code, out.String(), errOut.String())
+			}
+		})
+	}
+
+	// Following is the default: the tail keeps running until cancelled and
+	// prints events written meanwhile.
+	ctx, cancel := context.WithCancel(context.Background())
+	var out syncBuf
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"pgbrain", "tail", "--json", "--events-path", path}, strings.NewReader(""), &out, &bytes.Buffer{})
+	}()
+	w2, err := events.Open(path, events.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2.Write(events.Event{ServerSessionID: "s", Kind: events.KindServerEvent, EventSubtype: events.SubtypeServerStop})
+	w2.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(out.String(), "server_stop") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if code := <-done; code != 0 || !strings.Contains(out.String(), "server_stop") {
+		t.Errorf("follow: exit %d, output %q", code, out.String())
+	}
+}
+
+// syncBuf is a bytes.Buffer safe to read while another goroutine writes.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

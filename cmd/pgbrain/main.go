@@ -1,0 +1,115 @@
+// Command pgbrain keeps a brain of markdown pages inside PostgreSQL and
+// searches it. See README.md for the commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is main without the process: tests call it directly.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := newApp(stdin, stdout, stderr)
+	err := app.RunContext(ctx, interspersed(app, args))
+	if err == nil {
+		return 0
+	}
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintln(stderr, "pgbrain:", msg)
+		}
+		return ec.ExitCode()
+	}
+	fmt.Fprintln(stderr, "pgbrain:", err)
+	return 1
+}
+
+// usageError marks a mistake in how pgbrain was called (exit status 2).
+func usageError(format string, args ...any) error {
+	return cli.Exit(fmt.Sprintf(format, args...), 2)
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	app := &cli.App{
+		Name:                 "pgbrain",
+		Usage:                "a retrieval brain of markdown pages inside PostgreSQL",
+		Version:              version,
+		Reader:               stdin,
+		Writer:               stdout,
+		ErrWriter:            stderr,
+		EnableBashCompletion: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{
+				Name:    "database-url",
+				Usage:   "PostgreSQL (with pgvector) to use instead of the embedded cluster",
+				EnvVars: []string{"PGBRAIN_DATABASE_URL", "DATABASE_URL"},
+			},
+			&cli.StringFlag{
+				Name:    "home",
+				Usage:   "pgbrain's home directory (embedded cluster, config.json)",
+				EnvVars: []string{"PGBRAIN_HOME"},
+			},
+		},
+		OnUsageError: func(c *cli.Context, err error, isSubcommand bool) error {
+			return usageError("%v (see 'pgbrain --help')", err)
+		},
+		ExitErrHandler: func(*cli.Context, error) {}, // run() prints and exits
+		Commands: []*cli.Command{
+			initCommand(),
+			migrateCommand(),
+			dbCommand(),
+			importCommand(),
+			putCommand(),
+			getCommand(),
+			listCommand(),
+			deleteCommand(),
+			sourcesCommand(),
+			embedCommand(),
+			searchCommand(),
+			queryCommand(),
+			auditCommand(),
+			piiCommand(),
+			evalCommand(),
+			benchCommand(),
+			doctorCommand(),
+			serveCommand(),
+			tailCommand(),
+		},
+	}
+	setUsageErrors(app.Commands)
+	app.CommandNotFound = func(c *cli.Context, name string) {
+		fmt.Fprintf(c.App.ErrWriter, "pgbrain: unknown command %q (see 'pgbrain --help')\n", name)
+		cli.OsExiter(2)
+	}
+	return app
+}
+
+// setUsageErrors makes flag mistakes in every subcommand exit with status 2.
+func setUsageErrors(cmds []*cli.Command) {
+	for _, c := range cmds {
+		if c.OnUsageError == nil {
+			c.OnUsageError = func(ctx *cli.Context, err error, _ bool) error {
+				return usageError("%s: %v (see 'pgbrain %s --help')", ctx.Command.Name, err, ctx.Command.FullName())
+			}
+		}
+		setUsageErrors(c.Subcommands)
+	}
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pgbrain/pgbrain/testdb"
+)
+
+func TestMain(m *testing.M) { testdb.Main(m) }
+
+// pgbrain runs the CLI in-process against url and returns stdout, stderr
+// and the exit status.
+func pgbrain(t *testing.T, url, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), append([]string{"pgbrain", "--database-url", url}, args...), strings.NewReader(stdin), &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+func TestPageCommandsRoundTrip(t *testing.T) {
+	url := testdb.New(t)
+	dir := t.TempDir()
+	page := "---\ntitle: Widget Co\ntype: company\n---\nWidget Co makes widgets.\n"
+	if err := os.WriteFile(filepath.Join(dir, "widget-co.md"), []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bad.md"), []byte("\xff\xfe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := pgbrain(t, url, "", "import", dir)
+	if code != 1 || !strings.Contains(out, "1 added") || !strings.Contains(out, "failed: bad.md") {
+		t.Fatalf("import with a bad file: code %d, out %q", code, out)
+	}
+	out, _, code = pgbrain(t, url, "", "get", "widget-co")
+	if code != 0 || out != page {
+		t.Fatalf("get: code %d, %q", code, out)
+	}
+	if _, _, code := pgbrain(t, url, "# Put\n\nput body\n", "put", "notes/put"); code != 0 {
+		t.Fatalf("put: code %d", code)
+	}
+	out, _, _ = pgbrain(t, url, "", "list", "--json")
+	if strings.Count(out, "\n") != 2 || !strings.Contains(out, `"slug":"notes/put"`) {
+		t.Fatalf("list --json = %q", out)
+	}
+	if _, errOut, code := pgbrain(t, url, "", "delete", "notes/put"); code != 0 {
+		t.Fatalf("delete: %d %s", code, errOut)
+	}
+	if _, errOut, code := pgbrain(t, url, "", "get", "notes/put"); code != 1 || !strings.Contains(errOut, "not found") {
+		t.Fatalf("get deleted: code %d, %q", code, errOut)
+	}
+	if _, _, code := pgbrain(t, url, "", "sources", "add", "team-a", "Team A"); code != 0 {
+		t.Fatal("sources add failed")
+	}
+	out, _, _ = pgbrain(t, url, "", "sources", "list")
+	if !strings.Contains(out, "team-a") || !strings.Contains(out, "default") {
+		t.Fatalf("sources list = %q", out)
+	}
+	if _, errOut, code := pgbrain(t, url, "", "sources", "add", "Bad Id"); code != 1 || !strings.Contains(errOut, "not valid") {
+		t.Fatalf("bad source id: %d %q", code, errOut)
+	}
+}
+
+func TestUsageErrorsExitTwo(t *testing.T) {
+	url := testdb.New(t)
+	for _, args := range [][]string{
+		{"get"},
+		{"import"},
+		{"list", "--limit", "-1"},
+		{"list", "--nope"},
+		{"embed", "--stale", "--all"},
+		{"init", "--embedder", "magic"},
+	} {
+		if _, errOut, code := pgbrain(t, url, "", args...); code != 2 || errOut == "" {
+			t.Errorf("%v: exit %d, stderr %q; want 2 with a message", args, code, errOut)
+		}
+	}
+}
+
+func TestDatabaseDownIsNamed(t *testing.T) {
+	_, errOut, code := pgbrain(t, "postgresql:///nope?host=/nonexistent-dir&user=x", "", "list")
+	if code != 1 || !strings.Contains(errOut, "connecting") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestEmbeddedClusterFromTwoProcesses builds the binary and starts it twice
+// at once on a fresh home: both must succeed against one cluster.
+func TestEmbeddedClusterFromTwoProcesses(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "pgbrain")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	home := filepath.Join(t.TempDir(), "home")
+	env := append(os.Environ(), "PGBRAIN_HOME="+home, "PGBRAIN_DATABASE_URL=", "DATABASE_URL=")
+	t.Cleanup(func() {
+		cmd := exec.Command(bin, "db", "stop")
+		cmd.Env = env
+		cmd.Run()
+	})
+	var wg sync.WaitGroup
+	outs := make([][]byte, 2)
+	errs := make([]error, 2)
+	for i := range outs {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			cmd := exec.Command(bin, "list")
+			cmd.Env = env
+			outs[i], errs[i] = cmd.CombinedOutput()
+		}(i)
+	}
+	wg.Wait()
+	for i := range outs {
+		if errs[i] != nil {
+			t.Fatalf("process %d: %v\n%s", i, errs[i], outs[i])
+		}
+	}
+	cmd := exec.Command(bin, "db", "status")
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil || !strings.Contains(string(out), "running") {
+		t.Fatalf("db status: %v\n%s", err, out)
+	}
+	cmd = exec.Command(bin, "db", "url")
+	cmd.Env = env
+	out, err = cmd.Output()
+	if err != nil || !strings.HasPrefix(string(out), "postgresql://") {
+		t.Fatalf("db url: %v %q", err, out)
+	}
+}
+
+func TestFlagsAfterArguments(t *testing.T) {
+	app := newApp(nil, nil, nil)
+	for _, tc := range []struct{ in, want string }{
+		{"pgbrain get a/b --json", "pgbrain get --json -- a/b"},
+		{"pgbrain --home /h get --source s a/b", "pgbrain --home /h get --source s -- a/b"},
+		{"pgbrain list --limit 5", "pgbrain list --limit 5"},
+		{"pgbrain sources add x --json", "pgbrain sources add --json -- x"},
+		{"pgbrain get -- --json", "pgbrain get -- --json"},
+	} {
+		got := strings.Join(interspersed(app, strings.Fields(tc.in)), " ")
+		if got != tc.want {
+			t.Errorf("%s\n got  %s\n want %s", tc.in, got, tc.want)
+		}
+	}
+}

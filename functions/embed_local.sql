@@ -1,0 +1,34 @@
+-- brain.embed_tsvector(doc) and brain.embed_local(text): the offline,
+-- deterministic "local" embedder, computable in plain SQL.
+--
+-- Guarantees: the same text always yields the same vector({{.dim}}); the
+-- vector is L2-normalised (so cosine distance is meaningful) or NULL when the
+-- text has no indexable words. Features are the stemmed lexemes of the
+-- english text-search configuration, signed-hashed into {{.dim}} buckets with
+-- weight (1 + ln tf), doubled for title (weight A) lexemes. Query and chunk
+-- vectors live in the same space because both go through embed_tsvector.
+-- Built on hashtext(), which PostgreSQL keeps stable in practice but does not
+-- promise across major versions: after a major upgrade run `pgbrain embed --all`.
+CREATE OR REPLACE FUNCTION brain.embed_tsvector(doc tsvector) RETURNS vector({{.dim}})
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+	SELECT l2_normalize(
+		format('{%s}/{{.dim}}', string_agg(format('%s:%s', b + 1, w), ',' ORDER BY b))::sparsevec::vector({{.dim}}))
+	FROM (
+		SELECT b, sum(w) AS w
+		FROM (
+			SELECT (hashtext(lexeme) & 2147483647) % {{.dim}} AS b,
+			       CASE WHEN hashtext('~' || lexeme) & 1 = 0 THEN 1.0 ELSE -1.0 END
+			       * (1.0 + ln(coalesce(array_length(positions, 1), 1)))
+			       * CASE WHEN 'A' = ANY (weights) THEN 2.0 ELSE 1.0 END AS w
+			FROM unnest(coalesce(doc, ''::tsvector))
+		) f
+		GROUP BY b
+	) g
+	WHERE w <> 0
+	HAVING count(*) > 0
+$fn$;
+
+CREATE OR REPLACE FUNCTION brain.embed_local(t text) RETURNS vector({{.dim}})
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+	SELECT brain.embed_tsvector(to_tsvector('english'::regconfig, coalesce(t, '')))
+$fn$;

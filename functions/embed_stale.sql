@@ -1,0 +1,26 @@
+-- brain.embed_stale(batch) : fills up to `batch` missing embeddings with the
+-- local embedder and returns how many it filled. Only meaningful when the
+-- brain's embedder is 'local'; remote embedders are filled by the client.
+-- brain.reset_embeddings(): marks every embedding stale (for `embed --all`).
+CREATE OR REPLACE FUNCTION brain.embed_stale(batch int) RETURNS bigint
+LANGUAGE sql AS $fn$
+	WITH todo AS (
+		SELECT id FROM brain.chunks WHERE embedding IS NULL ORDER BY id LIMIT batch
+	), done AS (
+		UPDATE brain.chunks c SET embedding = brain.embed_tsvector(c.tsv)
+		FROM todo WHERE c.id = todo.id
+		RETURNING 1
+	)
+	SELECT count(*) FROM done
+$fn$;
+
+CREATE OR REPLACE FUNCTION brain.reset_embeddings() RETURNS bigint
+LANGUAGE plpgsql AS $fn$
+DECLARE n bigint;
+BEGIN
+	SET LOCAL brain.embed = 'off';
+	UPDATE brain.chunks SET embedding = NULL WHERE embedding IS NOT NULL;
+	GET DIAGNOSTICS n = ROW_COUNT;
+	RETURN n;
+END
+$fn$;

@@ -1,0 +1,60 @@
+-- brain.import_begin() and brain.import_apply(source_id): the bulk write path.
+--
+-- A writer calls import_begin() in a transaction, COPYs rows into the
+-- transaction's temporary tables pg_temp.import_pages and pg_temp.import_chunks,
+-- then calls import_apply(). Guarantees: pages whose content_hash is unchanged
+-- are not touched (no row version, no trigger, no re-embedding); a changed
+-- page's chunks are replaced as a whole; new and changed pages are reported
+-- separately. Every CHECK on brain.pages and brain.chunks still applies.
+CREATE OR REPLACE FUNCTION brain.import_begin() RETURNS void
+LANGUAGE plpgsql AS $fn$
+BEGIN
+	CREATE TEMP TABLE import_pages (
+		slug text NOT NULL, title text NOT NULL, type text NOT NULL, body text NOT NULL,
+		timeline text NOT NULL, frontmatter jsonb NOT NULL, content_hash text NOT NULL
+	) ON COMMIT DROP;
+	CREATE TEMP TABLE import_chunks (
+		slug text NOT NULL, chunk_index int NOT NULL, chunk_source text NOT NULL,
+		text text NOT NULL, embedding vector
+	) ON COMMIT DROP;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION brain.import_apply(p_source text)
+RETURNS TABLE (added bigint, updated bigint, unchanged bigint)
+LANGUAGE plpgsql AS $fn$
+BEGIN
+	-- Chunks of changed pages go first, so the title trigger below has nothing
+	-- to refresh for rows that are about to be replaced anyway.
+	DELETE FROM brain.chunks c
+	USING brain.pages p, pg_temp.import_pages s
+	WHERE c.page_id = p.id AND p.source_id = p_source AND p.slug = s.slug
+	  AND p.content_hash <> s.content_hash;
+
+	CREATE TEMP TABLE import_applied ON COMMIT DROP AS
+	WITH up AS (
+		INSERT INTO brain.pages AS p (source_id, slug, title, type, body, timeline, frontmatter, content_hash)
+		SELECT p_source, s.slug, s.title, s.type, s.body, s.timeline, s.frontmatter, s.content_hash
+		FROM pg_temp.import_pages s
+		ON CONFLICT (source_id, slug) DO UPDATE
+			SET title = EXCLUDED.title, type = EXCLUDED.type, body = EXCLUDED.body,
+			    timeline = EXCLUDED.timeline, frontmatter = EXCLUDED.frontmatter,
+			    content_hash = EXCLUDED.content_hash, updated_at = now()
+			WHERE p.content_hash <> EXCLUDED.content_hash
+		RETURNING p.id, p.slug, (p.xmax = 0) AS inserted
+	)
+	SELECT * FROM up;
+
+	INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text, embedding)
+	SELECT a.id, c.chunk_index, c.chunk_source, c.text, c.embedding
+	FROM pg_temp.import_chunks c
+	JOIN pg_temp.import_applied a ON a.slug = c.slug
+	ORDER BY a.id, c.chunk_index;
+
+	RETURN QUERY
+	SELECT count(*) FILTER (WHERE a.inserted),
+	       count(*) FILTER (WHERE NOT a.inserted),
+	       (SELECT count(*) FROM pg_temp.import_pages) - count(*)
+	FROM pg_temp.import_applied a;
+END
+$fn$;

@@ -1,0 +1,35 @@
+-- brain.keyword_candidates(q, cap, source_ids, compiled_only): the chunk ids
+-- the keyword arm scores.
+--
+-- Guarantees: ids of chunks matching q through the GIN index on chunks.tsv,
+-- honouring the source and compiled-truth filters; never more than cap. When
+-- more than cap chunks match, the cap best by length-normalised ts_rank
+-- (title A 1.0, compiled B 0.4, timeline C 0.2) are kept, ties by id, so the
+-- cut is deterministic and BM25 latency stays bounded. NULL when none match.
+CREATE OR REPLACE FUNCTION brain.keyword_candidates(
+	q tsquery, cap int, source_ids text[] DEFAULT NULL, compiled_only boolean DEFAULT false)
+RETURNS bigint[]
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+	ids bigint[];
+BEGIN
+	SELECT array_agg(s.id) INTO ids FROM (
+		SELECT c.id FROM brain.chunks c
+		WHERE c.tsv @@ q
+		  AND (NOT compiled_only OR c.chunk_source = 'compiled_truth')
+		  AND (source_ids IS NULL OR c.page_id IN (
+			SELECT p.id FROM brain.pages p WHERE p.source_id = ANY (source_ids)))
+		LIMIT cap + 1) s;
+	IF cardinality(ids) > cap THEN
+		SELECT array_agg(s.id) INTO ids FROM (
+			SELECT c.id FROM brain.chunks c
+			WHERE c.tsv @@ q
+			  AND (NOT compiled_only OR c.chunk_source = 'compiled_truth')
+			  AND (source_ids IS NULL OR c.page_id IN (
+				SELECT p.id FROM brain.pages p WHERE p.source_id = ANY (source_ids)))
+			ORDER BY ts_rank('{0.1, 0.2, 0.4, 1.0}'::float4[], c.tsv, q, 1) DESC, c.id
+			LIMIT cap) s;
+	END IF;
+	RETURN ids;
+END
+$fn$;

@@ -1,0 +1,9 @@
+-- brain.pii_taxonomy(): the closed, twelve-name PII taxonomy, sorted (C
+-- collation). CHECK constraints on brain.audit_log and brain.page_pii use it,
+-- so no other name can ever be stored; the names match client/pii.
+CREATE OR REPLACE FUNCTION brain.pii_taxonomy() RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+	SELECT ARRAY['behavioral', 'biometric', 'contact', 'credential',
+	             'demographic_protected', 'financial', 'genetic', 'government_id',
+	             'health', 'location', 'online_identifier', 'payment_card']::text[]
+$fn$;

@@ -1,0 +1,17 @@
+-- brain.vector_index_suspend() / brain.vector_index_resume(): the bulk-load
+-- switch for the HNSW index on brain.chunks.embedding.
+--
+-- Inserting vectors one by one into HNSW costs several times more than
+-- building the index once over the loaded rows, so a large import suspends
+-- the index and resumes it at the end. resume() is also the single definition
+-- of the index (migration 001 calls it). Searches keep working while it is
+-- suspended, by sequential scan. Both are idempotent.
+CREATE OR REPLACE FUNCTION brain.vector_index_suspend() RETURNS void
+LANGUAGE sql AS $fn$
+	DROP INDEX IF EXISTS brain.chunks_embedding_hnsw;
+$fn$;
+
+CREATE OR REPLACE FUNCTION brain.vector_index_resume() RETURNS void
+LANGUAGE sql AS $fn$
+	CREATE INDEX IF NOT EXISTS chunks_embedding_hnsw ON brain.chunks USING hnsw (embedding vector_cosine_ops);
+$fn$;

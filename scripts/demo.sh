@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The demo: start the embedded cluster, import the shipped sample brain (the
+# Go standard library's documentation) and print the answers to a few
+# queries. It uses its own home so it never touches your ~/.pgbrain.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${1:-bin/pgbrain}
+export PGBRAIN_HOME=${PGBRAIN_DEMO_HOME:-$PWD/.pgbrain-demo}
+unset PGBRAIN_DATABASE_URL DATABASE_URL
+
+step() { printf '\n\033[1m$ %s\033[0m\n' "$*" >&2; "$@"; }
+
+step "$bin" db start
+step "$bin" init
+step "$bin" import sample/brain
+for q in "read a file line by line" "http client timeout" "sort a slice with a custom comparator" "sha256 checksum of a file"; do
+	step "$bin" query --limit 3 "$q"
+done
+printf '\nThe demo brain lives in %s. Try: PGBRAIN_HOME=%s %s query "your question"\n' "$PGBRAIN_HOME" "$PGBRAIN_HOME" "$bin" >&2

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Provisions everything pgbrain needs on a Debian-family machine:
+# the PostgreSQL server, its development headers and pgvector 0.8+.
+# Idempotent: when everything is present it only checks and exits.
+set -euo pipefail
+
+PG_MAJOR="${PG_MAJOR:-15}"
+PG_BIN="/usr/lib/postgresql/${PG_MAJOR}/bin"
+PG_CONFIG="${PG_BIN}/pg_config"
+CACHE_DIR="${PGBRAIN_BUILD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pgbrain}"
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+	if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
+fi
+
+need_root() {
+	if [ "$(id -u)" -ne 0 ] && [ -z "$SUDO" ]; then
+		die "$1 needs root: run 'make setup' as root or install sudo"
+	fi
+}
+
+apt_updated=0
+apt_install() {
+	command -v apt-get >/dev/null 2>&1 ||
+		die "apt-get not found: pgbrain's set-up supports Debian and Ubuntu; install PostgreSQL ${PG_MAJOR} with pgvector 0.8+ by hand"
+	need_root "installing $*"
+	if [ "$apt_updated" -eq 0 ]; then
+		say "apt-get update"
+		$SUDO apt-get update -qq >&2
+		apt_updated=1
+	fi
+	say "installing $*"
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "$@" >&2
+}
+
+pkg_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+
+vector_installed() {
+	[ -x "$PG_CONFIG" ] || return 1
+	local ext
+	ext="$("$PG_CONFIG" --sharedir)/extension/vector.control"
+	[ -f "$ext" ] || return 1
+	local ver
+	ver=$(sed -n "s/^default_version *= *'\([0-9.]*\)'.*/\1/p" "$ext")
+	case "$ver" in
+		0.[0-7].*|"") return 1 ;;
+	esac
+	return 0
+}
+
+# Mirror of the running system's Debian archive, read from apt's own
+# configuration (deb822 .sources files first, then one-line lists).
+debian_mirror() {
+	local f uri
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		uri=$(awk '
+			/^URIs:/ { u=$2 }
+			/^Suites:/ { for (i=2;i<=NF;i++) if ($i !~ /-security$/) s=1 }
+			/^$/ { if (u!="" && s && u !~ /security/) { print u; exit } u=""; s=0 }
+			END { if (u!="" && s && u !~ /security/) print u }' "$f" | head -n1)
+		if [ -n "$uri" ]; then echo "$uri"; return; fi
+	done
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -f "$f" ] || continue
+		uri=$(awk '$1=="deb" && $0 !~ /security/ { for (i=2;i<=NF;i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }' "$f" | head -n1)
+		if [ -n "$uri" ]; then echo "$uri"; return; fi
+	done
+}
+
+next_release() {
+	case "$1" in
+		buster) echo bullseye ;;
+		bullseye) echo bookworm ;;
+		bookworm) echo trixie ;;
+		trixie) echo forky ;;
+		*) echo testing ;;
+	esac
+}
+
+build_pgvector() {
+	need_root "installing pgvector"
+	pkg_installed "postgresql-server-dev-${PG_MAJOR}" || apt_install "postgresql-server-dev-${PG_MAJOR}"
+	for p in make gcc dpkg-dev; do pkg_installed "$p" || apt_install "$p"; done
+
+	local mirror codename next work lists
+	mirror=$(debian_mirror)
+	[ -n "$mirror" ] || die "no Debian mirror found in /etc/apt/sources.list*; install pgvector 0.8+ for PostgreSQL ${PG_MAJOR} by hand"
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	next=$(next_release "$codename")
+	say "building pgvector from Debian source package (suite ${next}, mirror from apt sources)"
+
+	work="$CACHE_DIR/pgvector-src"
+	rm -rf "$work" && mkdir -p "$work/lists/partial" "$work/cache/archives/partial"
+	lists="$work/sources.list"
+	echo "deb-src $mirror $next main" >"$lists"
+	local aptopts=(-o "Dir::Etc::SourceList=$lists" -o "Dir::Etc::SourceParts=-"
+		-o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work/cache"
+		-o "APT::Sandbox::User=root" -qq)
+	apt-get "${aptopts[@]}" update >&2 || die "could not read deb-src index for '$next' from $mirror"
+	(cd "$work" && apt-get "${aptopts[@]}" source --download-only pgvector >&2) ||
+		die "could not download Debian source package pgvector from $mirror ($next)"
+	local dsc
+	dsc=$(ls "$work"/pgvector_*.dsc | head -n1)
+	(cd "$work" && dpkg-source --no-check -x "$dsc" src >/dev/null) || die "could not unpack $dsc"
+	# OPTFLAGS="" keeps -march=native out so the library runs on any x86-64.
+	make -C "$work/src" -s PG_CONFIG="$PG_CONFIG" OPTFLAGS="" >&2 || die "pgvector build failed (see output above)"
+	$SUDO make -C "$work/src" -s PG_CONFIG="$PG_CONFIG" OPTFLAGS="" install >&2 || die "pgvector install failed"
+	say "pgvector $(sed -n "s/^default_version *= *'\(.*\)'/\1/p" "$("$PG_CONFIG" --sharedir)/extension/vector.control") installed"
+}
+
+# 1. PostgreSQL server.
+if [ ! -x "$PG_BIN/postgres" ]; then
+	apt_install "postgresql-${PG_MAJOR}"
+fi
+[ -x "$PG_BIN/initdb" ] || die "PostgreSQL ${PG_MAJOR} binaries not found in $PG_BIN after install"
+
+# 2. Development headers (pg_config lives there and the pgvector build needs them).
+if ! pkg_installed "postgresql-server-dev-${PG_MAJOR}" && command -v dpkg-query >/dev/null 2>&1; then
+	apt_install "postgresql-server-dev-${PG_MAJOR}"
+fi
+
+# 3. pgvector: the distribution package where one exists, else Debian's source package.
+if ! vector_installed; then
+	if apt-cache show "postgresql-${PG_MAJOR}-pgvector" >/dev/null 2>&1; then
+		apt_install "postgresql-${PG_MAJOR}-pgvector"
+	fi
+fi
+if ! vector_installed; then
+	build_pgvector
+fi
+vector_installed || die "pgvector 0.8+ is still missing for PostgreSQL ${PG_MAJOR}"
+
+# 4. Go modules.
+if command -v go >/dev/null 2>&1; then
+	go mod download >&2 || die "go mod download failed: check access to the Go module proxy"
+else
+	die "go not found on PATH: install Go 1.22+ (https://go.dev/doc/install)"
+fi
+say "ready: PostgreSQL ${PG_MAJOR} with pgvector"

@@ -1,0 +1,294 @@
+// Package testdb gives each Go test its own migrated pgbrain database.
+//
+// Databases are cloned (CREATE DATABASE ... TEMPLATE) from a template that
+// is migrated once and named after a hash of every embedded SQL file, so a
+// change under sql/, functions/ or triggers/ yields a fresh template. The
+// server is TEST_DATABASE_URL when set (`make test` starts one ephemeral
+// cluster for the whole run and sets it), otherwise a private ephemeral
+// cluster started on first use and removed when the test binary exits
+// through Main. A failed test keeps its database and logs how to connect.
+package testdb
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	pgbrain "github.com/pgbrain/pgbrain"
+	"github.com/pgbrain/pgbrain/client/brain"
+	"github.com/pgbrain/pgbrain/client/migrate"
+	"github.com/pgbrain/pgbrain/client/pgcluster"
+)
+
+// Options select the brain a test gets.
+type Options struct {
+	Dim      int    // embedding dimension; default migrate.DefaultDim
+	Embedder string // default "local"
+}
+
+// The process-wide server: tests in one binary share it. This is the one
+// piece of package state, and it is only ever set once.
+var server struct {
+	once    sync.Once
+	url     string // admin URL (database "postgres" or the given one)
+	cluster *pgcluster.Cluster
+	home    string
+	err     error
+}
+
+// Main runs the tests and then removes the private cluster, if one was
+// started. Use it from TestMain: func TestMain(m *testing.M) { testdb.Main(m) }
+func Main(m *testing.M) {
+	code := m.Run()
+	if server.cluster != nil && code != 0 {
+		fmt.Fprintf(os.Stderr, "testdb: tests failed; the test cluster is kept at %s (failed tests' databases are logged above); remove it with: go run ./testdb/cmd/testcluster stop %s\n",
+			server.cluster.Dir(), server.home)
+	} else if server.cluster != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		if err := server.cluster.Destroy(ctx); err != nil {
+			fmt.Fprintf(os.Stderr, "testdb: removing test cluster: %v\n", err)
+		}
+		cancel()
+	}
+	os.Exit(code)
+}
+
+// Cluster describes the ephemeral test cluster under dir without starting it.
+func Cluster(dir string) (*pgcluster.Cluster, error) {
+	return pgcluster.New(pgcluster.Options{
+		Home:     dir,
+		Database: "postgres",
+		Profile:  pgcluster.Ephemeral,
+		BinDir:   os.Getenv("PGBRAIN_PG_BIN"),
+		Owner:    os.Getenv("PGBRAIN_CLUSTER_USER"),
+	})
+}
+
+// StartCluster starts an ephemeral cluster under dir and returns its admin URL.
+func StartCluster(ctx context.Context, dir string) (*pgcluster.Cluster, string, error) {
+	c, err := Cluster(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	u, err := c.Ensure(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	return c, u, nil
+}
+
+func adminURL(ctx context.Context) (string, error) {
+	server.once.Do(func() {
+		if u := os.Getenv("TEST_DATABASE_URL"); u != "" {
+			server.url = u
+			return
+		}
+		dir, err := os.MkdirTemp("", "pgbrain-testdb-")
+		if err != nil {
+			server.err = err
+			return
+		}
+		server.home = dir
+		server.cluster, server.url, server.err = StartCluster(ctx, dir)
+	})
+	return server.url, server.err
+}
+
+// New returns the URL of a fresh migrated database for t.
+func New(t testing.TB, opts ...Options) string {
+	t.Helper()
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if o.Dim == 0 {
+		o.Dim = migrate.DefaultDim
+	}
+	if o.Embedder == "" {
+		o.Embedder = migrate.DefaultEmbedder
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	admin, err := adminURL(ctx)
+	if err != nil {
+		t.Fatalf("testdb: no PostgreSQL server for tests (run 'make setup', or set TEST_DATABASE_URL): %v", err)
+	}
+	tmpl, err := ensureTemplate(ctx, admin, o)
+	if err != nil {
+		t.Fatalf("testdb: preparing template: %v", err)
+	}
+	name := "pgbrain_test_" + randomSuffix()
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		t.Fatalf("testdb: connecting to %s: %v", redact(admin), err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, tmpl)); err != nil {
+		t.Fatalf("testdb: cloning %s: %v", tmpl, err)
+	}
+	dbURL, err := withDatabase(admin, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("testdb: kept database %s for inspection: psql '%s'", name, dbURL)
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		c, err := pgx.Connect(ctx, admin)
+		if err != nil {
+			t.Logf("testdb: dropping %s: %v", name, err)
+			return
+		}
+		defer c.Close(ctx)
+		if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Logf("testdb: dropping %s: %v", name, err)
+		}
+	})
+	return dbURL
+}
+
+// CreateMigrated creates database name on the server at admin, cloned from
+// the migrated template, and returns its URL. Benchmarks use it; tests use New.
+func CreateMigrated(ctx context.Context, admin, name string, o Options) (string, error) {
+	if o.Dim == 0 {
+		o.Dim = migrate.DefaultDim
+	}
+	if o.Embedder == "" {
+		o.Embedder = migrate.DefaultEmbedder
+	}
+	tmpl, err := ensureTemplate(ctx, admin, o)
+	if err != nil {
+		return "", err
+	}
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
+		return "", err
+	}
+	if _, err := conn.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", pgx.Identifier{name}.Sanitize(), tmpl)); err != nil {
+		return "", err
+	}
+	return withDatabase(admin, name)
+}
+
+// Open returns an open brain on a fresh database for t, closed at cleanup.
+func Open(t testing.TB, opts ...Options) *brain.Brain {
+	t.Helper()
+	u := New(t, opts...)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b, err := brain.Open(ctx, u)
+	if err != nil {
+		t.Fatalf("testdb: opening brain: %v", err)
+	}
+	t.Cleanup(b.Close)
+	return b
+}
+
+// templateName hashes every embedded SQL file and the options, so any SQL
+// change or new option gets its own template.
+func templateName(o Options) (string, error) {
+	h := sha256.New()
+	err := fs.WalkDir(pgbrain.SQLFiles, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(pgbrain.SQLFiles, p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", p, len(data))
+		h.Write(data)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(h, "dim=%d embedder=%s", o.Dim, o.Embedder)
+	return "pgbrain_tmpl_" + hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+func ensureTemplate(ctx context.Context, admin string, o Options) (string, error) {
+	name, err := templateName(o)
+	if err != nil {
+		return "", err
+	}
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		return "", fmt.Errorf("connecting to %s: %w", redact(admin), err)
+	}
+	defer conn.Close(ctx)
+	// Test binaries of several packages run at once; one builds the template.
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtext('pgbrain-testdb-template'))`); err != nil {
+		return "", err
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext('pgbrain-testdb-template'))`)
+	var exists bool
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
+		return "", err
+	}
+	if exists {
+		return name, nil
+	}
+	building := name + "_build"
+	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+building+" WITH (FORCE)"); err != nil {
+		return "", err
+	}
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+building); err != nil {
+		return "", err
+	}
+	u, err := withDatabase(admin, building)
+	if err != nil {
+		return "", err
+	}
+	if err := migrate.Migrate(ctx, u, migrate.Options{Dim: o.Dim, Embedder: o.Embedder}); err != nil {
+		return "", err
+	}
+	if _, err := conn.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s RENAME TO %s", building, name)); err != nil {
+		return "", err
+	}
+	if _, err := conn.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s IS_TEMPLATE true", name)); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+func withDatabase(raw, db string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("testdb: parsing database URL: %w", err)
+	}
+	u.Path = "/" + db
+	return u.String(), nil
+}
+
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}
+
+func randomSuffix() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return strings.ToLower(hex.EncodeToString(b))
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgbrain/pgbrain/client/brain"
+	"github.com/pgbrain/pgbrain/client/ingest"
+	"github.com/pgbrain/pgbrain/client/markdown"
+)
+
+// benchImport compares `pgbrain import` with and without embeddings against
+// the floor: a plain COPY of the same page and chunk rows into tables with
+// no indexes and no triggers.
+func benchImport(ctx context.Context, env *benchEnv) error {
+	dir, err := os.MkdirTemp("", "pgbrain-bench-corpus-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	gen := exec.CommandContext(ctx, "go", "run", "./tools/corpusgen", "-pages", fmt.Sprint(env.pages), "-out", dir)
+	gen.Stderr = os.Stderr
+	if err := gen.Run(); err != nil {
+		return fmt.Errorf("generating corpus: %w", err)
+	}
+
+	floor, chunks, err := copyFloor(ctx, env, dir)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		name string
+		d    time.Duration
+	}
+	rows := []row{{"plain COPY (floor)", floor}}
+	for _, tc := range []struct {
+		name    string
+		noEmbed bool
+	}{
+		{"pgbrain import --no-embed", true},
+		{"pgbrain import (local embedder)", false},
+	} {
+		u, err := env.newDatabase(ctx, "bench_import")
+		if err != nil {
+			return err
+		}
+		b, err := brain.Open(ctx, u)
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		sum, err := ingest.ImportDir(ctx, b, dir, ingest.Options{NoEmbed: tc.noEmbed})
+		d := time.Since(start)
+		b.Close()
+		if err != nil {
+			return err
+		}
+		if sum.Added != env.pages {
+			return fmt.Errorf("%s added %d pages, want %d (failures: %v)", tc.name, sum.Added, env.pages, sum.Failures)
+		}
+		rows = append(rows, row{tc.name, d})
+	}
+	fmt.Fprintf(env.out, "## import: %d pages, %d chunks\n\n", env.pages, chunks)
+	fmt.Fprintln(env.out, "| path | seconds | pages/s | chunks/s | x floor |")
+	fmt.Fprintln(env.out, "|---|---:|---:|---:|---:|")
+	for _, r := range rows {
+		s := r.d.Seconds()
+		fmt.Fprintf(env.out, "| %s | %.2f | %.0f | %.0f | %.2f |\n", r.name, s, float64(env.pages)/s, float64(chunks)/s, s/floor.Seconds())
+	}
+	fmt.Fprintln(env.out)
+	return nil
+}
+
+// copyFloor parses the corpus (untimed) and times COPY of the resulting rows
+// into bare tables of the same shape.
+func copyFloor(ctx context.Context, env *benchEnv, dir string) (time.Duration, int, error) {
+	var pageRows, chunkRows [][]any
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(p) != ".md" {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		slug, err := markdown.SlugFromPath(filepath.ToSlash(rel))
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		pg, err := markdown.Parse(slug, data)
+		if err != nil {
+			return err
+		}
+		pageRows = append(pageRows, []any{int64(len(pageRows) + 1), pg.Slug, pg.Title, pg.Type, pg.Body, pg.Timeline, pg.Frontmatter, pg.ContentHash})
+		for _, c := range markdown.ChunkPage(pg, markdown.ChunkOptions{}) {
+			chunkRows = append(chunkRows, []any{int64(len(pageRows)), c.Index, c.Source, c.Text})
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("parsing corpus: %w", err)
+	}
+	u, err := env.newDatabase(ctx, "bench_floor")
+	if err != nil {
+		return 0, 0, err
+	}
+	conn, err := pgx.Connect(ctx, u)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `
+		CREATE TABLE floor_pages (id bigint, slug text, title text, type text, body text, timeline text, frontmatter jsonb, content_hash text);
+		CREATE TABLE floor_chunks (page_id bigint, chunk_index int, chunk_source text, text text)`); err != nil {
+		return 0, 0, err
+	}
+	start := time.Now()
+	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"floor_pages"},
+		[]string{"id", "slug", "title", "type", "body", "timeline", "frontmatter", "content_hash"}, pgx.CopyFromRows(pageRows)); err != nil {
+		return 0, 0, err
+	}
+	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"floor_chunks"},
+		[]string{"page_id", "chunk_index", "chunk_source", "text"}, pgx.CopyFromRows(chunkRows)); err != nil {
+		return 0, 0, err
+	}
+	return time.Since(start), len(chunkRows), nil
+}

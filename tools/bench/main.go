@@ -1,0 +1,100 @@
+// Command bench measures pgbrain side by side in one run and prints ratios:
+// `make bench` runs every suite; `go run ./tools/bench -suite import` one.
+// Each suite starts from its own fresh database on one ephemeral cluster
+// (or on TEST_DATABASE_URL), so suites do not disturb each other.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/pgbrain/pgbrain/client/pgcluster"
+	"github.com/pgbrain/pgbrain/testdb"
+)
+
+// suite is one benchmark; it prints a markdown section to env.out.
+type suite struct {
+	name string
+	run  func(ctx context.Context, env *benchEnv) error
+}
+
+func suites() []suite {
+	return []suite{
+		{"import", benchImport},
+		{"search", benchSearch},
+		{"capture", benchCapture},
+	}
+}
+
+// benchEnv is what every suite gets.
+type benchEnv struct {
+	out   io.Writer
+	admin string // admin URL of the server
+	pages int    // corpus size in pages (-pages)
+	quick bool   // smaller sizes for a smoke run (-quick)
+	// newDatabase returns the URL of a fresh, migrated database.
+	newDatabase func(ctx context.Context, name string) (string, error)
+}
+
+func main() {
+	only := flag.String("suite", "", "run only these suites (comma-separated)")
+	pages := flag.Int("pages", 20000, "corpus size in pages")
+	quick := flag.Bool("quick", false, "small sizes, to check the suites work")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, *only, *pages, *quick); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, only string, pages int, quick bool) error {
+	admin := os.Getenv("TEST_DATABASE_URL")
+	if admin == "" {
+		dir, err := os.MkdirTemp("", "pgbrain-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		var c *pgcluster.Cluster
+		c, admin, err = testdb.StartCluster(ctx, dir)
+		if err != nil {
+			return err
+		}
+		defer c.Destroy(context.WithoutCancel(ctx))
+	}
+	if quick && pages > 2000 {
+		pages = 2000
+	}
+	env := &benchEnv{out: os.Stdout, admin: admin, pages: pages, quick: quick,
+		newDatabase: func(ctx context.Context, name string) (string, error) {
+			return testdb.CreateMigrated(ctx, admin, name, testdb.Options{})
+		}}
+	fmt.Fprintf(env.out, "# pgbrain bench, %s\n\n", time.Now().UTC().Format(time.RFC3339))
+	for _, s := range suites() {
+		if only != "" && !contains(strings.Split(only, ","), s.name) {
+			continue
+		}
+		fmt.Fprintf(os.Stderr, "bench: running %s\n", s.name)
+		if err := s.run(ctx, env); err != nil {
+			return fmt.Errorf("suite %s: %w", s.name, err)
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if strings.TrimSpace(x) == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/pgbrain/pgbrain/client/brain"
+	"github.com/pgbrain/pgbrain/client/ingest"
+	"github.com/pgbrain/pgbrain/client/search"
+)
+
+// benchSearch measures keyword-only, vector-only and hybrid search through
+// the SQL API on a generated corpus (about 100,000 chunks at full size),
+// interleaving the three per query so they see the same machine state.
+func benchSearch(ctx context.Context, env *benchEnv) error {
+	pages := env.pages + env.pages/4 // corpusgen pages average ~4 chunks: 20,000 -> ~100,000 chunks
+	nq := 300
+	if env.quick {
+		pages, nq = min(env.pages, 2000), 50
+	}
+	dir, err := os.MkdirTemp("", "pgbrain-bench-search-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	qpath := filepath.Join(dir, "queries.json")
+	gen := exec.CommandContext(ctx, "go", "run", "./tools/corpusgen", "-pages", fmt.Sprint(pages),
+		"-out", filepath.Join(dir, "corpus"), "-queries", qpath, "-nqueries", fmt.Sprint(nq))
+	gen.Stderr = os.Stderr
+	if err := gen.Run(); err != nil {
+		return fmt.Errorf("generating the corpus (run from the repository root): %w", err)
+	}
+	url, err := env.newDatabase(ctx, "pgbrain_bench_search")
+	if err != nil {
+		return err
+	}
+	b, err := brain.Open(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	start := time.Now()
+	if _, err := ingest.ImportDir(ctx, b, filepath.Join(dir, "corpus"), ingest.Options{}); err != nil {
+		return err
+	}
+	importTime := time.Since(start)
+	if _, err := b.Pool.Exec(ctx, `VACUUM ANALYZE brain.chunks`); err != nil {
+		return err
+	}
+	var chunks int
+	if err := b.Pool.QueryRow(ctx, `SELECT count(*) FROM brain.chunks`).Scan(&chunks); err != nil {
+		return err
+	}
+	data, err := os.ReadFile(qpath)
+	if err != nil {
+		return err
+	}
+	var qf struct {
+		Queries []struct {
+			Query string `json:"query"`
+		} `json:"queries"`
+	}
+	if err := json.Unmarshal(data, &qf); err != nil {
+		return err
+	}
+	zero := 0.0
+	arms := []struct {
+		name string
+		run  func(q string) error
+	}{
+		{"keyword-only", func(q string) error {
+			_, err := search.Keyword(ctx, b.Pool, q, search.Options{}, search.Tuning{})
+			return err
+		}},
+		{"vector-only", func(q string) error {
+			_, err := search.Hybrid(ctx, b.Pool, q, nil, search.Options{}, search.Tuning{KeywordWeight: &zero})
+			return err
+		}},
+		{"hybrid", func(q string) error {
+			_, err := search.Hybrid(ctx, b.Pool, q, nil, search.Options{}, search.Tuning{})
+			return err
+		}},
+	}
+	lat := make([][]time.Duration, len(arms))
+	for round := 0; round < 2; round++ { // round 0 warms caches and plans
+		for _, q := range qf.Queries {
+			for i, a := range arms {
+				t0 := time.Now()
+				if err := a.run(q.Query); err != nil {
+					return fmt.Errorf("%s %q: %w", a.name, q.Query, err)
+				}
+				if round == 1 {
+					lat[i] = append(lat[i], time.Since(t0))
+				}
+			}
+		}
+	}
+	fmt.Fprintf(env.out, "## search\n\n%d chunks (%d generated pages, imported in %.1fs), %d known-item queries, limit 10, one connection at a time\n\n",
+		chunks, pages, importTime.Seconds(), len(qf.Queries))
+	fmt.Fprintln(env.out, "| arm | p50 ms | p95 ms | p99 ms |")
+	fmt.Fprintln(env.out, "|---|---|---|---|")
+	p := make([][3]float64, len(arms))
+	for i, a := range arms {
+		slices.Sort(lat[i])
+		p[i] = [3]float64{pct(lat[i], 50), pct(lat[i], 95), pct(lat[i], 99)}
+		fmt.Fprintf(env.out, "| %s | %.2f | %.2f | %.2f |\n", a.name, p[i][0], p[i][1], p[i][2])
+	}
+	fmt.Fprintf(env.out, "\nhybrid / max(arms): p50 %.2f, p95 %.2f, p99 %.2f (goal <= 1.3; hybrid p50 <= 10 ms, p99 <= 50 ms)\n\n",
+		p[2][0]/max(p[0][0], p[1][0]), p[2][1]/max(p[0][1], p[1][1]), p[2][2]/max(p[0][2], p[1][2]))
+	return nil
+}
+
+// pct is the nearest-rank percentile of sorted durations, in milliseconds.
+func pct(sorted []time.Duration, p int) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := (len(sorted)*p + 99) / 100
+	return float64(sorted[max(i-1, 0)].Microseconds()) / 1000
+}

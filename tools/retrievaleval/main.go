@@ -1,0 +1,235 @@
+// Command retrievaleval scores pgbrain's retrieval on a qrels file and prints
+// a markdown table, one row per configuration: keyword-only, vector-only,
+// hybrid at several fusion settings, and a ts_rank OR baseline. It is how the
+// defaults in docs/retrieval.md were tuned:
+//
+//	go run ./tools/retrievaleval -db URL -qrels sample/qrels.json [-grid]
+//
+// Recall@k is the share of a query's relevant pages in the top k, averaged;
+// MRR@k the mean reciprocal rank of the first relevant page (0 beyond k);
+// hit@k the share of queries with any relevant page in the top k; top-1 the
+// share whose first result is relevant.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/pgbrain/pgbrain/client/search"
+)
+
+func main() {
+	db := flag.String("db", os.Getenv("PGBRAIN_DATABASE_URL"), "database URL of the brain to score")
+	qrelsPath := flag.String("qrels", "sample/qrels.json", "qrels file (schema_version 1)")
+	k := flag.Int("k", 10, "cut-off for recall, MRR and hit rate")
+	grid := flag.Bool("grid", false, "also score a grid of fusion weights and k")
+	flag.Parse()
+	if *db == "" || flag.NArg() != 0 {
+		fmt.Fprintln(os.Stderr, "usage: retrievaleval -db URL [-qrels FILE] [-k N] [-grid]")
+		os.Exit(2)
+	}
+	if err := run(context.Background(), os.Stdout, *db, *qrelsPath, *k, *grid); err != nil {
+		fmt.Fprintln(os.Stderr, "retrievaleval:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, out io.Writer, dbURL, qrelsPath string, k int, grid bool) error {
+	data, err := os.ReadFile(qrelsPath)
+	if err != nil {
+		return err
+	}
+	qs, err := parseQrels(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", qrelsPath, err)
+	}
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		return fmt.Errorf("connecting to %s: %w", dbURL, err)
+	}
+	defer pool.Close()
+	cfgs := configs(grid)
+	fmt.Fprintf(out, "%d queries from %s, k=%d\n\n", len(qs), qrelsPath, k)
+	fmt.Fprintln(out, "| configuration | recall@k | MRR@k | hit@k | top-1 | mean ms |")
+	fmt.Fprintln(out, "|---|---|---|---|---|---|")
+	for _, c := range cfgs {
+		var m metrics
+		start := time.Now()
+		for _, q := range qs {
+			got, err := c.run(ctx, pool, q.Query, k)
+			if err != nil {
+				return fmt.Errorf("%s, query %s: %w", c.name, q.ID, err)
+			}
+			m.add(score(q, got, k))
+		}
+		ms := float64(time.Since(start).Microseconds()) / 1000 / float64(len(qs))
+		m.div(len(qs))
+		fmt.Fprintf(out, "| %s | %.3f | %.3f | %.3f | %.3f | %.1f |\n", c.name, m.Recall, m.MRR, m.Hit, m.Top1, ms)
+	}
+	return nil
+}
+
+type config struct {
+	name string
+	run  func(ctx context.Context, db *pgxpool.Pool, q string, k int) ([]string, error)
+}
+
+func f(v float64) *float64 { return &v }
+
+func hybrid(name string, t search.Tuning) config {
+	return config{name, func(ctx context.Context, db *pgxpool.Pool, q string, k int) ([]string, error) {
+		r, err := search.Hybrid(ctx, db, q, nil, search.Options{Limit: k}, t)
+		return keys(r, err)
+	}}
+}
+
+func configs(grid bool) []config {
+	cs := []config{
+		{"ts_rank OR baseline", tsRankOR},
+		{"keyword-only (BM25, `search`)", config{}.keyword()},
+		hybrid("vector-only (local embedder)", search.Tuning{KeywordWeight: f(0)}),
+		hybrid("hybrid, defaults (`query`)", search.Tuning{}),
+		hybrid("hybrid, plain RRF (w_v=1, k=60)", search.Tuning{VectorWeight: f(1), RRFK: f(60)}),
+	}
+	if grid {
+		for _, k := range []float64{10, 30, 60} {
+			for _, wv := range []float64{0.1, 0.25, 0.5, 0.75, 1} {
+				cs = append(cs, hybrid(fmt.Sprintf("hybrid w_v=%g k=%g", wv, k), search.Tuning{VectorWeight: f(wv), RRFK: f(k)}))
+			}
+		}
+	}
+	return cs
+}
+
+func (config) keyword() func(ctx context.Context, db *pgxpool.Pool, q string, k int) ([]string, error) {
+	return func(ctx context.Context, db *pgxpool.Pool, q string, k int) ([]string, error) {
+		r, err := search.Keyword(ctx, db, q, search.Options{Limit: k}, search.Tuning{})
+		return keys(r, err)
+	}
+}
+
+func keys(r *search.Response, err error) ([]string, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(r.Results))
+	for i, x := range r.Results {
+		out[i] = x.SourceID + "::" + x.Slug
+	}
+	return out, nil
+}
+
+// tsRankOR is the baseline BM25 must beat: PostgreSQL's ts_rank over an OR of
+// the query's terms, best chunk per page.
+func tsRankOR(ctx context.Context, db *pgxpool.Pool, q string, k int) ([]string, error) {
+	rows, err := db.Query(ctx, `
+		WITH t AS (SELECT brain.tsquery_terms(websearch_to_tsquery('english', $1)) AS terms),
+		     oq AS (SELECT string_agg(quote_literal(x), ' | ')::tsquery AS q FROM t, unnest(t.terms) x),
+		     hits AS (
+				SELECT DISTINCT ON (c.page_id) c.page_id, ts_rank(c.tsv, oq.q) AS r, c.id
+				FROM brain.chunks c, oq WHERE oq.q IS NOT NULL AND c.tsv @@ oq.q
+				ORDER BY c.page_id, ts_rank(c.tsv, oq.q) DESC, c.id)
+		SELECT p.source_id || '::' || p.slug FROM hits h JOIN brain.pages p ON p.id = h.page_id
+		ORDER BY h.r DESC, h.id LIMIT $2`, q, k)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+type qrel struct {
+	ID       string
+	Query    string
+	Relevant map[string]bool
+}
+
+func parseQrels(data []byte) ([]qrel, error) {
+	var f struct {
+		SchemaVersion int `json:"schema_version"`
+		Queries       []struct {
+			QueryID       string   `json:"query_id"`
+			Query         string   `json:"query"`
+			RelevantSlugs []string `json:"relevant_slugs"`
+			Relevant      []struct {
+				SourceID string `json:"source_id"`
+				Slug     string `json:"slug"`
+			} `json:"relevant"`
+		} `json:"queries"`
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("not a qrels file: %w", err)
+	}
+	if f.SchemaVersion != 1 {
+		return nil, fmt.Errorf("schema_version %d is not supported (want 1)", f.SchemaVersion)
+	}
+	var out []qrel
+	for i, q := range f.Queries {
+		r := qrel{ID: q.QueryID, Query: q.Query, Relevant: map[string]bool{}}
+		for _, s := range q.RelevantSlugs {
+			r.Relevant["default::"+s] = true
+		}
+		for _, x := range q.Relevant {
+			r.Relevant[x.SourceID+"::"+x.Slug] = true
+		}
+		if len(r.Relevant) == 0 {
+			return nil, fmt.Errorf("query %d (%s) names no relevant page", i+1, q.QueryID)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+type metrics struct{ Recall, MRR, Hit, Top1 float64 }
+
+func (m *metrics) add(o metrics) {
+	m.Recall += o.Recall
+	m.MRR += o.MRR
+	m.Hit += o.Hit
+	m.Top1 += o.Top1
+}
+
+func (m *metrics) div(n int) {
+	d := float64(max(n, 1))
+	m.Recall /= d
+	m.MRR /= d
+	m.Hit /= d
+	m.Top1 /= d
+}
+
+func score(q qrel, got []string, k int) metrics {
+	var m metrics
+	found := 0
+	for i, g := range got {
+		if i >= k {
+			break
+		}
+		if q.Relevant[g] {
+			found++
+			if m.MRR == 0 {
+				m.MRR = 1 / float64(i+1)
+				m.Hit = 1
+			}
+			if i == 0 {
+				m.Top1 = 1
+			}
+		}
+	}
+	m.Recall = float64(found) / float64(len(q.Relevant))
+	return m
+}
