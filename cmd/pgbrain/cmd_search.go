@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pgbrain/pgbrain/client/capture"
 	"github.com/pgbrain/pgbrain/client/search"
 )
 
@@ -41,10 +43,14 @@ func searchCommand() *cli.Command {
 				return err
 			}
 			defer b.Close()
+			// Drained before the pool closes (defers run in reverse).
+			rec := captureRecorder(c, b)
+			defer rec.Close(context.WithoutCancel(c.Context))
 			r, err := search.Keyword(c.Context, b.Pool, q, o, search.Tuning{})
 			if err != nil {
 				return err
 			}
+			rec.Record(c.Context, r, capture.Caller{})
 			return printResponse(c.App.Writer, r, c.Bool("json"))
 		},
 	}
@@ -71,6 +77,9 @@ func queryCommand() *cli.Command {
 				return err
 			}
 			defer b.Close()
+			// Drained before the pool closes (defers run in reverse).
+			rec := captureRecorder(c, b)
+			defer rec.Close(context.WithoutCancel(c.Context))
 			emb, err := clientEmbedder(b)
 			if err != nil {
 				return err
@@ -89,6 +98,7 @@ func queryCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			rec.Record(c.Context, r, capture.Caller{})
 			return printResponse(c.App.Writer, r, c.Bool("json"))
 		},
 	}

@@ -151,3 +151,36 @@ func TestFlagsAfterArguments(t *testing.T) {
 		}
 	}
 }
+
+func TestQueryAndSearchAreCapturedWhenOptedIn(t *testing.T) {
+	url := testdb.New(t)
+	home := t.TempDir()
+	t.Setenv("PGBRAIN_CONTRIBUTOR_MODE", "1")
+	if _, errOut, code := pgbrain(t, url, "# Alice\n\nAlice runs Widget Co.\n", "put", "people/alice"); code != 0 {
+		t.Fatalf("put: %s", errOut)
+	}
+	for _, args := range [][]string{
+		{"--home", home, "query", "who runs widget co, mail alice@example.com"},
+		{"--home", home, "search", "widget", "--limit", "3"},
+	} {
+		if out, errOut, code := pgbrain(t, url, "", args...); code != 0 || !strings.Contains(out, "people/alice") {
+			t.Fatalf("%v: code %d\n%s\n%s", args, code, out, errOut)
+		}
+	}
+	out, errOut, code := pgbrain(t, url, "", "--home", home, "eval", "export")
+	if code != 0 {
+		t.Fatalf("export: %s", errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("export printed %d rows, want 2:\n%s", len(lines), out)
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, `{"schema_version":1,`) || !strings.Contains(l, `"remote":false`) || !strings.Contains(l, `"people/alice"`) {
+			t.Errorf("export row %s", l)
+		}
+	}
+	if strings.Contains(out, "alice@example.com") || !strings.Contains(out, "[REDACTED]") {
+		t.Errorf("captured query was not scrubbed:\n%s", out)
+	}
+}
