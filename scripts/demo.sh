@@ -8,7 +8,7 @@ bin=${1:-bin/pgbrain}
 export PGBRAIN_HOME=${PGBRAIN_DEMO_HOME:-$PWD/.pgbrain-demo}
 unset PGBRAIN_DATABASE_URL DATABASE_URL
 
-step() { printf '\n\033[1m$ %s\033[0m\n' "$*" >&2; "$@"; }
+step() { printf '\n\033[1m$' >&2; printf ' %q' "$@" >&2; printf '\033[0m\n' >&2; "$@"; }
 
 step "$bin" db start
 step "$bin" init

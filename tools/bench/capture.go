@@ -18,11 +18,7 @@ import (
 // capture off and on, alternating run by run so both modes see the same
 // cache and load. The drain at exit is timed separately.
 func benchCapture(ctx context.Context, env *benchEnv) error {
-	u, err := env.newDatabase(ctx, "bench_capture")
-	if err != nil {
-		return err
-	}
-	b, err := brain.Open(ctx, u)
+	b, err := env.openBrain(ctx, "bench_capture")
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/pgcluster"
 	"github.com/pgbrain/pgbrain/testdb"
 )
@@ -29,6 +30,10 @@ func suites() []suite {
 		{"import", benchImport},
 		{"search", benchSearch},
 		{"capture", benchCapture},
+		{"serve", benchServe},
+		{"audit", benchAudit},
+		{"export", benchExport},
+		{"longmemeval", benchLongMemEval},
 	}
 }
 
@@ -40,6 +45,15 @@ type benchEnv struct {
 	quick bool   // smaller sizes for a smoke run (-quick)
 	// newDatabase returns the URL of a fresh, migrated database.
 	newDatabase func(ctx context.Context, name string) (string, error)
+}
+
+// openBrain opens a brain on a fresh, migrated database called name.
+func (e *benchEnv) openBrain(ctx context.Context, name string) (*brain.Brain, error) {
+	u, err := e.newDatabase(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return brain.Open(ctx, u)
 }
 
 func main() {

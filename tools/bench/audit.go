@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgbrain/pgbrain/client/audit"
+)
+
+// benchAudit measures what the audit log adds per tool call (one serve
+// process with it, one with --no-audit, same calls interleaved), then how
+// fast the hash chain takes rows from concurrent writers, each on its own
+// connection, and checks the chain afterwards.
+func benchAudit(ctx context.Context, env *benchEnv) error {
+	abCalls, writers, perWriter, pages := 500, 4, 2000, 400
+	if env.quick {
+		abCalls, perWriter, pages = 50, 200, 150
+	}
+	dir, err := os.MkdirTemp("", "pgbrain-bench-audit-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	bin, err := buildPgbrain(ctx, dir)
+	if err != nil {
+		return err
+	}
+	url, err := env.newDatabase(ctx, "pgbrain_bench_audit")
+	if err != nil {
+		return err
+	}
+	if _, err := seedSample(ctx, url, pages); err != nil {
+		return err
+	}
+
+	home := filepath.Join(dir, "home")
+	on, err := startServe(ctx, bin, url, home, nil, "--no-events")
+	if err != nil {
+		return err
+	}
+	off, err := startServe(ctx, bin, url, home, nil, "--no-events", "--no-audit")
+	if err != nil {
+		closeAll([]*serveProc{on})
+		return err
+	}
+	timings, err := serveAB(ctx, abCalls, on, off)
+	if cerr := closeAll([]*serveProc{on, off}); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	var audited int
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM brain.audit_log`).Scan(&audited); err != nil {
+		return err
+	}
+	if want := abCalls + abWarmup; audited != want {
+		return fmt.Errorf("%d audit rows after %d audited calls", audited, want)
+	}
+	printAB(env, fmt.Sprintf("audit: on vs off, one serve process each, %d calls per mode, interleaved", abCalls),
+		"audit", timings[0], timings[1], 1.10)
+
+	// Concurrent writers on the chain.
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	start := time.Now()
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := pgx.Connect(ctx, url)
+			if err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+				return
+			}
+			defer c.Close(context.WithoutCancel(ctx))
+			aw := audit.NewWriter(c, nil)
+			tools := []string{"search", "query", "get_page", "list_pages"}
+			for i := 0; i < perWriter; i++ {
+				e := audit.Entry{SessionID: fmt.Sprintf("bench-writer-%d", w), Caller: "pgbrain-bench",
+					Tool: tools[i%len(tools)], Status: "success", CostClass: "search"}
+				if _, err := aw.Record(ctx, e); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("concurrent audit writers: %w", err)
+	}
+	var total, bad int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM brain.audit_log`).Scan(&total); err != nil {
+		return err
+	}
+	if total != audited+writers*perWriter {
+		return fmt.Errorf("%d audit rows, want %d", total, audited+writers*perWriter)
+	}
+	verifyStart := time.Now()
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM brain.audit_verify(true)`).Scan(&bad); err != nil {
+		return err
+	}
+	verify := time.Since(verifyStart)
+	if bad != 0 {
+		return fmt.Errorf("brain.audit_verify(true) reports %d problems", bad)
+	}
+	rows := writers * perWriter
+	fmt.Fprintf(env.out, "## audit: chain inserts, %d writers x %d rows, one connection each\n\n", writers, perWriter)
+	fmt.Fprintln(env.out, "| rows | seconds | rows/s | chain rows | verify problems | verify ms |")
+	fmt.Fprintln(env.out, "|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintf(env.out, "| %d | %.2f | %.0f | %d | %d | %.1f |\n\n", rows, elapsed.Seconds(),
+		float64(rows)/elapsed.Seconds(), total, bad, float64(verify.Microseconds())/1000)
+	return nil
+}

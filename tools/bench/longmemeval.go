@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pgbrain/pgbrain/client/longmemeval"
+)
+
+// benchLongMemEval measures the per-question time of a LongMemEval run
+// (private source, import of the haystack sessions, search, removal) with
+// the brain's default store (hybrid search, local embedder), on the shipped
+// fixture and on a synthetic dataset the size of LongMemEval_S.
+func benchLongMemEval(ctx context.Context, env *benchEnv) error {
+	b, err := env.openBrain(ctx, "bench_longmemeval")
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	st := longmemeval.BrainStore{B: b}
+
+	fixturePath := "client/longmemeval/testdata/mini.json"
+	fixture, err := longmemeval.ReadFile(fixturePath)
+	if err != nil {
+		return fmt.Errorf("reading the fixture (run from the repository root): %w", err)
+	}
+	sQuestions, sSessions := 20, 50
+	fixtureRounds := 10
+	if env.quick {
+		sQuestions, fixtureRounds = 5, 3
+	}
+	synth, err := lmeSynthetic(sQuestions, sSessions, 10, 30)
+	if err != nil {
+		return err
+	}
+
+	type arm struct {
+		name   string
+		qs     []longmemeval.Question
+		rounds int
+		goal   float64 // p50 goal in ms
+	}
+	arms := []arm{
+		{fmt.Sprintf("fixture (%s)", fixturePath), fixture, fixtureRounds, 10},
+		{"LongMemEval_S size (synthetic)", synth, 1, 60},
+	}
+	// Warm up caches, plans and the embedder once, untimed.
+	if _, _, err := lmeTimedRun(ctx, st, fixture); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.out, "## longmemeval: per-question time (private source + import of haystack sessions + hybrid search + removal)\n\n")
+	fmt.Fprintln(env.out, "| dataset | questions | sessions/question | turns/question (all sessions) | p50 ms | p99 ms | p50 goal ms | recall_any |")
+	fmt.Fprintln(env.out, "|---|---:|---:|---:|---:|---:|---:|---:|")
+	for _, a := range arms {
+		var lat []time.Duration
+		var sum longmemeval.Summary
+		for r := 0; r < a.rounds; r++ {
+			d, s, err := lmeTimedRun(ctx, st, a.qs)
+			if err != nil {
+				return fmt.Errorf("%s: %w", a.name, err)
+			}
+			lat, sum = append(lat, d...), s
+		}
+		sessions, turns := 0, 0
+		for _, q := range a.qs {
+			sessions += len(q.HaystackSessions)
+			for _, s := range q.HaystackSessions {
+				turns += len(s)
+			}
+		}
+		slices.Sort(lat)
+		p50 := pct(lat, 50)
+		verdict := "met"
+		if p50 > a.goal {
+			verdict = "missed"
+		}
+		fmt.Fprintf(env.out, "| %s | %d x %d runs | %.1f | %.0f | %.2f | %.2f | %.0f (%s) | %d/%d = %.2f |\n",
+			a.name, len(a.qs), a.rounds, float64(sessions)/float64(len(a.qs)), float64(turns)/float64(len(a.qs)),
+			p50, pct(lat, 99), a.goal, verdict, sum.Aggregate.Hit, sum.Aggregate.Total, sum.Aggregate.Rate)
+	}
+	fmt.Fprintln(env.out)
+	return nil
+}
+
+// lmeTimedRun runs every question once and returns each one's time.
+func lmeTimedRun(ctx context.Context, st longmemeval.Store, qs []longmemeval.Question) ([]time.Duration, longmemeval.Summary, error) {
+	lat := make([]time.Duration, 0, len(qs))
+	last := time.Now()
+	sum, err := longmemeval.Run(ctx, st, qs, nil, io.Discard, longmemeval.Options{
+		RetrievalOnly: true,
+		Progress: func(done, total int) {
+			now := time.Now()
+			lat = append(lat, now.Sub(last))
+			last = now
+		},
+	})
+	return lat, sum, err
+}
+
+// lmeSynthetic builds a dataset in the public LongMemEval format (encoded
+// and parsed back, as a file would be): per question, sessions of turns of
+// about wordsPerTurn filler words, one of them holding the answer.
+func lmeSynthetic(questions, sessions, turns, wordsPerTurn int) ([]longmemeval.Question, error) {
+	rng := rand.New(rand.NewPCG(42, 7))
+	filler := strings.Fields(`the a and to of in for on with my your about after before during week
+		today yesterday plan trip recipe garden book movie music project meeting weekend coffee
+		dinner lunch work office train bus weather rain sunny walk run gym yoga class lesson
+		friend family brother sister mother father neighbour teacher doctor appointment budget
+		money savings bank phone laptop email message photo camera city park beach mountain
+		river lake morning evening night hotel flight ticket museum concert game team score`)
+	things := []string{"dog", "cat", "car", "bike", "boat", "parrot", "guitar", "violin", "tortoise", "horse"}
+	names := []string{"Biscuit", "Mango", "Pepper", "Juniper", "Waffles", "Clementine", "Atlas", "Nimbus", "Pistachio", "Marlowe",
+		"Quincy", "Rosalind", "Tamsin", "Ulysses", "Vesper", "Wendell", "Xanthe", "Yardley", "Zephyr", "Oberon"}
+	sentence := func(n int) string {
+		w := make([]string, n)
+		for i := range w {
+			w[i] = filler[rng.IntN(len(filler))]
+		}
+		return strings.Join(w, " ") + "."
+	}
+	type turn struct {
+		Role      string `json:"role"`
+		Content   string `json:"content"`
+		HasAnswer bool   `json:"has_answer,omitempty"`
+	}
+	type entry struct {
+		QuestionID         string   `json:"question_id"`
+		QuestionType       string   `json:"question_type"`
+		Question           string   `json:"question"`
+		Answer             string   `json:"answer"`
+		QuestionDate       string   `json:"question_date"`
+		HaystackSessionIDs []string `json:"haystack_session_ids"`
+		HaystackDates      []string `json:"haystack_dates"`
+		HaystackSessions   [][]turn `json:"haystack_sessions"`
+		AnswerSessionIDs   []string `json:"answer_session_ids"`
+	}
+	var data []entry
+	for q := 0; q < questions; q++ {
+		thing, name := things[q%len(things)], names[q%len(names)]
+		e := entry{
+			QuestionID:   fmt.Sprintf("synth-%03d", q),
+			QuestionType: "single-session-user",
+			Question:     fmt.Sprintf("What did I name my %s?", thing),
+			Answer:       name,
+			QuestionDate: "2023/06/30 (Fri) 10:00",
+		}
+		answerAt := rng.IntN(sessions)
+		for s := 0; s < sessions; s++ {
+			id := fmt.Sprintf("sharegpt_%03d_%02d", q, s)
+			if s == answerAt {
+				id = fmt.Sprintf("answer_%03d_%02d", q, s)
+				e.AnswerSessionIDs = []string{id}
+			}
+			e.HaystackSessionIDs = append(e.HaystackSessionIDs, id)
+			e.HaystackDates = append(e.HaystackDates, fmt.Sprintf("2023/05/%02d (Mon) %02d:00", 1+s%28, 8+s%12))
+			var ts []turn
+			for t := 0; t < turns; t++ {
+				role := "user"
+				if t%2 == 1 {
+					role = "assistant"
+				}
+				tu := turn{Role: role, Content: sentence(wordsPerTurn)}
+				if s == answerAt && t == 2 {
+					tu.Content = fmt.Sprintf("I finally named my new %s %s, %s", thing, name, sentence(wordsPerTurn-8))
+					tu.HasAnswer = true
+				}
+				ts = append(ts, tu)
+			}
+			e.HaystackSessions = append(e.HaystackSessions, ts)
+		}
+		data = append(data, e)
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return nil, err
+	}
+	return longmemeval.Parse("synthetic-longmemeval-s.json", raw)
+}
