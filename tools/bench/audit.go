@@ -23,22 +23,11 @@ func benchAudit(ctx context.Context, env *benchEnv) error {
 	if env.quick {
 		abCalls, perWriter, pages = 50, 200, 150
 	}
-	dir, err := os.MkdirTemp("", "pgbrain-bench-audit-")
+	dir, bin, url, _, err := serveFixture(ctx, env, "audit", pages)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin, err := buildPgbrain(ctx, dir)
-	if err != nil {
-		return err
-	}
-	url, err := env.newDatabase(ctx, "pgbrain_bench_audit")
-	if err != nil {
-		return err
-	}
-	if _, err := seedSample(ctx, url, pages); err != nil {
-		return err
-	}
 
 	home := filepath.Join(dir, "home")
 	on, err := startServe(ctx, bin, url, home, nil, "--no-events")

@@ -94,7 +94,7 @@ func benchCapture(ctx context.Context, env *benchEnv) error {
 		return fmt.Errorf("capture on recorded %d rows, want %d", captured, iters)
 	}
 
-	off, on := captureSummary(timings[false]), captureSummary(timings[true])
+	off, on := summarize(timings[false]), summarize(timings[true])
 	fmt.Fprintf(env.out, "## capture: %s over %d pages, %d runs per mode\n\n", opName, pages, iters)
 	fmt.Fprintln(env.out, "| capture | mean ms | p50 ms | p95 ms |")
 	fmt.Fprintln(env.out, "|---|---:|---:|---:|")
@@ -124,9 +124,10 @@ func captureRunOp(ctx context.Context, b *brain.Brain, op, q string) (*search.Re
 	return resp, rows.Err()
 }
 
-type captureLatency struct{ mean, p50, p95 float64 }
+// latency summarises a set of timings in milliseconds (floor-index percentiles).
+type latency struct{ mean, p50, p95, p99 float64 }
 
-func captureSummary(ds []time.Duration) captureLatency {
+func summarize(ds []time.Duration) latency {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	var total time.Duration
@@ -134,5 +135,5 @@ func captureSummary(ds []time.Duration) captureLatency {
 		total += d
 	}
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	return captureLatency{mean: ms(total) / float64(len(s)), p50: ms(s[len(s)/2]), p95: ms(s[len(s)*95/100])}
+	return latency{mean: ms(total) / float64(len(s)), p50: ms(s[len(s)/2]), p95: ms(s[len(s)*95/100]), p99: ms(s[len(s)*99/100])}
 }

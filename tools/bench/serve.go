@@ -34,23 +34,11 @@ func benchServe(ctx context.Context, env *benchEnv) error {
 	if env.quick {
 		procs, calls, abCalls, pages = 2, 50, 50, 150
 	}
-	dir, err := os.MkdirTemp("", "pgbrain-bench-serve-")
+	dir, bin, url, seeded, err := serveFixture(ctx, env, "serve", pages)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin, err := buildPgbrain(ctx, dir)
-	if err != nil {
-		return err
-	}
-	url, err := env.newDatabase(ctx, "pgbrain_bench_serve")
-	if err != nil {
-		return err
-	}
-	seeded, err := seedSample(ctx, url, pages)
-	if err != nil {
-		return err
-	}
 
 	// Concurrent processes, contributor mode on so every call is captured.
 	home := filepath.Join(dir, "home")
@@ -129,13 +117,12 @@ func benchServe(ctx context.Context, env *benchEnv) error {
 	if audited != procs*calls {
 		return fmt.Errorf("%d audit rows for %d calls", audited, procs*calls)
 	}
-	s := captureSummary(lat)
-	p99 := percentileMS(lat, 99)
+	s := summarize(lat)
 	fmt.Fprintf(env.out, "## serve: %d processes x %d calls (search/query) over %d pages\n\n", procs, calls, seeded)
 	fmt.Fprintln(env.out, "| calls | errors | wall s | calls/s | p50 ms | p99 ms | evented | captured | audited |")
 	fmt.Fprintln(env.out, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	fmt.Fprintf(env.out, "| %d | %d | %.2f | %.0f | %.3f | %.3f | %d | %d | %d |\n\n",
-		procs*calls, errs, wall.Seconds(), float64(procs*calls)/wall.Seconds(), s.p50, p99, evented, captured, audited)
+		procs*calls, errs, wall.Seconds(), float64(procs*calls)/wall.Seconds(), s.p50, s.p99, evented, captured, audited)
 
 	// Events on vs off: same calls, alternating which mode goes first.
 	on, err := startServe(ctx, bin, url, home, nil, "--events-path", filepath.Join(dir, "events-ab.jsonl"))
@@ -171,6 +158,30 @@ type serveProc struct {
 }
 
 // buildPgbrain builds ./cmd/pgbrain into dir (run from the repository root).
+// serveFixture prepares what a serve benchmark needs: a temporary folder
+// (the caller removes it), the built binary in it, and a fresh database
+// seeded with pages of the sample brain.
+func serveFixture(ctx context.Context, env *benchEnv, name string, pages int) (dir, bin, url string, seeded int, err error) {
+	dir, err = os.MkdirTemp("", "pgbrain-bench-"+name+"-")
+	if err != nil {
+		return "", "", "", 0, err
+	}
+	fail := func(err error) (string, string, string, int, error) {
+		os.RemoveAll(dir)
+		return "", "", "", 0, err
+	}
+	if bin, err = buildPgbrain(ctx, dir); err != nil {
+		return fail(err)
+	}
+	if url, err = env.newDatabase(ctx, "pgbrain_bench_"+name); err != nil {
+		return fail(err)
+	}
+	if seeded, err = seedSample(ctx, url, pages); err != nil {
+		return fail(err)
+	}
+	return dir, bin, url, seeded, nil
+}
+
 func buildPgbrain(ctx context.Context, dir string) (string, error) {
 	bin := filepath.Join(dir, "pgbrain")
 	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/pgbrain").CombinedOutput()
@@ -293,26 +304,18 @@ func serveAB(ctx context.Context, n int, a, b *serveProc) ([2][]time.Duration, e
 
 // printAB prints an on/off table and the p50 ratio against its goal.
 func printAB(env *benchEnv, title, what string, on, off []time.Duration, goal float64) {
-	a, b := captureSummary(on), captureSummary(off)
-	a99, b99 := percentileMS(on, 99), percentileMS(off, 99)
+	a, b := summarize(on), summarize(off)
 	fmt.Fprintf(env.out, "## %s\n\n", title)
 	fmt.Fprintf(env.out, "| %s | mean ms | p50 ms | p95 ms | p99 ms |\n", what)
 	fmt.Fprintln(env.out, "|---|---:|---:|---:|---:|")
-	fmt.Fprintf(env.out, "| on | %.3f | %.3f | %.3f | %.3f |\n", a.mean, a.p50, a.p95, a99)
-	fmt.Fprintf(env.out, "| off | %.3f | %.3f | %.3f | %.3f |\n", b.mean, b.p50, b.p95, b99)
-	fmt.Fprintf(env.out, "| on / off | %.2f | %.2f | %.2f | %.2f |\n\n", a.mean/b.mean, a.p50/b.p50, a.p95/b.p95, a99/b99)
+	fmt.Fprintf(env.out, "| on | %.3f | %.3f | %.3f | %.3f |\n", a.mean, a.p50, a.p95, a.p99)
+	fmt.Fprintf(env.out, "| off | %.3f | %.3f | %.3f | %.3f |\n", b.mean, b.p50, b.p95, b.p99)
+	fmt.Fprintf(env.out, "| on / off | %.2f | %.2f | %.2f | %.2f |\n\n", a.mean/b.mean, a.p50/b.p50, a.p95/b.p95, a.p99/b.p99)
 	verdict := "met"
 	if a.p50/b.p50 > goal {
 		verdict = "NOT met"
 	}
 	fmt.Fprintf(env.out, "p50 ratio %.3f, goal <= %.2f: %s.\n\n", a.p50/b.p50, goal, verdict)
-}
-
-func percentileMS(ds []time.Duration, pct int) float64 {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	i := min(len(s)*pct/100, len(s)-1)
-	return float64(s[i].Microseconds()) / 1000
 }
 
 // countToolEvents counts the tool-call events in an events file.
