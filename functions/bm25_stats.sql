@@ -26,7 +26,7 @@ LANGUAGE plpgsql AS $fn$
 BEGIN
 	DELETE FROM brain.term_stats;
 	INSERT INTO brain.term_stats (lexeme, doc_freq)
-	SELECT u.lexeme, count(*) FROM brain.chunks c, unnest(c.tsv) u GROUP BY u.lexeme;
+	SELECT u.lexeme, count(*) FROM brain.chunks c, unnest(tsvector_to_array(c.tsv)) AS u (lexeme) GROUP BY u.lexeme;
 	UPDATE brain.corpus_stats
 	SET n_docs = (SELECT count(*) FROM brain.chunks),
 	    total_len = (SELECT coalesce(sum(doc_len), 0) FROM brain.chunks);

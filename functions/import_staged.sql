@@ -2,19 +2,30 @@
 --
 -- A writer calls import_begin() in a transaction, COPYs rows into the
 -- transaction's temporary tables pg_temp.import_pages and pg_temp.import_chunks,
--- then calls import_apply(). Guarantees: pages whose content_hash is unchanged
--- are not touched (no row version, no trigger, no re-embedding); a changed
--- page's chunks are replaced as a whole; new and changed pages are reported
--- separately. Every CHECK on brain.pages and brain.chunks still applies.
+-- then calls import_apply(). A writer may stage the ids it reserved from
+-- brain.pages_id_seq and brain.chunks_id_seq, so that concurrent writers
+-- still number pages in the import's order; a NULL id takes the next one.
+-- Guarantees: pages whose content_hash is unchanged are not touched (no row
+-- version, no trigger, no re-embedding); a changed page's chunks are replaced
+-- as a whole; new and changed pages are reported separately. Every CHECK
+-- on brain.pages and brain.chunks still applies.
+-- The staging tables compress with lz4 where the server has it: they hold
+-- every imported byte once more, and pglz would spend more CPU on them than
+-- the COPY itself.
 CREATE OR REPLACE FUNCTION brain.import_begin() RETURNS void
 LANGUAGE plpgsql AS $fn$
 BEGIN
+	BEGIN
+		PERFORM set_config('default_toast_compression', 'lz4', true);
+	EXCEPTION WHEN invalid_parameter_value THEN
+		NULL; -- no lz4 in this server: stage with the default compression
+	END;
 	CREATE TEMP TABLE import_pages (
-		slug text NOT NULL, title text NOT NULL, type text NOT NULL, body text NOT NULL,
+		id bigint, slug text NOT NULL, title text NOT NULL, type text NOT NULL, body text NOT NULL,
 		timeline text NOT NULL, frontmatter jsonb NOT NULL, content_hash text NOT NULL
 	) ON COMMIT DROP;
 	CREATE TEMP TABLE import_chunks (
-		slug text NOT NULL, chunk_index int NOT NULL, chunk_source text NOT NULL,
+		id bigint, slug text NOT NULL, chunk_index int NOT NULL, chunk_source text NOT NULL,
 		text text NOT NULL, embedding vector
 	) ON COMMIT DROP;
 END
@@ -33,8 +44,8 @@ BEGIN
 
 	CREATE TEMP TABLE import_applied ON COMMIT DROP AS
 	WITH up AS (
-		INSERT INTO brain.pages AS p (source_id, slug, title, type, body, timeline, frontmatter, content_hash)
-		SELECT p_source, s.slug, s.title, s.type, s.body, s.timeline, s.frontmatter, s.content_hash
+		INSERT INTO brain.pages AS p (id, source_id, slug, title, type, body, timeline, frontmatter, content_hash)
+		SELECT coalesce(s.id, nextval('brain.pages_id_seq')), p_source, s.slug, s.title, s.type, s.body, s.timeline, s.frontmatter, s.content_hash
 		FROM pg_temp.import_pages s
 		ON CONFLICT (source_id, slug) DO UPDATE
 			SET title = EXCLUDED.title, type = EXCLUDED.type, body = EXCLUDED.body,
@@ -45,8 +56,8 @@ BEGIN
 	)
 	SELECT * FROM up;
 
-	INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text, embedding)
-	SELECT a.id, c.chunk_index, c.chunk_source, c.text, c.embedding
+	INSERT INTO brain.chunks (id, page_id, chunk_index, chunk_source, text, embedding)
+	SELECT coalesce(c.id, nextval('brain.chunks_id_seq')), a.id, c.chunk_index, c.chunk_source, c.text, c.embedding
 	FROM pg_temp.import_chunks c
 	JOIN pg_temp.import_applied a ON a.slug = c.slug
 	ORDER BY a.id, c.chunk_index;

@@ -3,14 +3,17 @@
 -- DELETE and TRUNCATE of brain.chunks in the same transaction, so BM25 never
 -- ranks with stale statistics. Statement-level triggers with transition tables
 -- update each lexeme once per statement, which keeps bulk imports fast.
--- Lexemes are upserted in sorted order, so concurrent writers lock rows in the
--- same order and cannot deadlock on each other; corpus_stats is touched last.
+-- Lexemes come from tsvector_to_array(), which skips building the position
+-- arrays unnest(tsvector) would, and are upserted in byte order (COLLATE
+-- "C", the collation of term_stats.lexeme since migration 005), so
+-- concurrent writers lock rows in the same order and cannot deadlock on each
+-- other; corpus_stats is touched last.
 CREATE OR REPLACE FUNCTION brain.chunks_stats_insert() RETURNS trigger
 LANGUAGE plpgsql AS $fn$
 BEGIN
 	INSERT INTO brain.term_stats AS t (lexeme, doc_freq)
-	SELECT u.lexeme, count(*) FROM new_rows n, unnest(n.tsv) u
-	GROUP BY u.lexeme ORDER BY u.lexeme
+	SELECT u.lexeme COLLATE "C", count(*) FROM new_rows n, unnest(tsvector_to_array(n.tsv)) AS u (lexeme)
+	GROUP BY 1 ORDER BY 1
 	ON CONFLICT (lexeme) DO UPDATE SET doc_freq = t.doc_freq + EXCLUDED.doc_freq;
 	UPDATE brain.corpus_stats s
 	SET n_docs = s.n_docs + d.n, total_len = s.total_len + d.len
@@ -27,8 +30,8 @@ DECLARE
 BEGIN
 	WITH up AS (
 		INSERT INTO brain.term_stats AS t (lexeme, doc_freq)
-		SELECT u.lexeme, -count(*) FROM old_rows o, unnest(o.tsv) u
-		GROUP BY u.lexeme ORDER BY u.lexeme
+		SELECT u.lexeme COLLATE "C", -count(*) FROM old_rows o, unnest(tsvector_to_array(o.tsv)) AS u (lexeme)
+		GROUP BY 1 ORDER BY 1
 		ON CONFLICT (lexeme) DO UPDATE SET doc_freq = t.doc_freq + EXCLUDED.doc_freq
 		RETURNING t.lexeme, t.doc_freq
 	)
@@ -58,9 +61,9 @@ BEGIN
 	), up AS (
 		INSERT INTO brain.term_stats AS t (lexeme, doc_freq)
 		SELECT x.lexeme, sum(x.delta) FROM (
-			SELECT u.lexeme, 1 AS delta FROM ch, unnest(ch.new_tsv) u
+			SELECT u.lexeme COLLATE "C" AS lexeme, 1 AS delta FROM ch, unnest(tsvector_to_array(ch.new_tsv)) AS u (lexeme)
 			UNION ALL
-			SELECT u.lexeme, -1 FROM ch, unnest(ch.old_tsv) u
+			SELECT u.lexeme COLLATE "C", -1 FROM ch, unnest(tsvector_to_array(ch.old_tsv)) AS u (lexeme)
 		) x
 		GROUP BY x.lexeme HAVING sum(x.delta) <> 0 ORDER BY x.lexeme
 		ON CONFLICT (lexeme) DO UPDATE SET doc_freq = t.doc_freq + EXCLUDED.doc_freq

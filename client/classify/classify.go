@@ -31,18 +31,35 @@ type Beginner interface {
 }
 
 // pageText is what a page's classification looks at: the title and the
-// stored file, which already holds the frontmatter and the timeline.
+// stored file, which already holds the frontmatter and the timeline. PageText
+// is the same text built from a page the caller already holds.
 const pageText = `p.title || E'\n' || p.body`
 
-// Applied classifies the pages the current import batch added or changed
-// (pg_temp.import_applied, filled by brain.import_apply). Call it in the
-// import's transaction, after brain.import_apply, so content and tags are
-// committed together.
-func Applied(ctx context.Context, q Querier, classify Classifier) error {
-	_, err := record(ctx, q, classify,
-		`SELECT p.id, `+pageText+` FROM pg_temp.import_applied a JOIN brain.pages p ON p.id = a.id ORDER BY p.id`)
+// PageText returns the text Classify is given for a page: the Go twin of
+// pageText, so an import can classify pages before they reach the database.
+func PageText(title, body string) string { return title + "\n" + body }
+
+// RecordApplied stores the classifications an import computed in the client
+// (cats[i] for the page with slug slugs[i]) for the pages the current batch
+// added or changed (pg_temp.import_applied, filled by brain.import_apply).
+// Unchanged pages keep their tags. Call it in the import's transaction, after
+// brain.import_apply, so content and tags are committed together.
+func RecordApplied(ctx context.Context, q Querier, slugs []string, cats [][]string) error {
+	if len(slugs) != len(cats) {
+		return fmt.Errorf("recording PII tags: %d slugs but %d category lists", len(slugs), len(cats))
+	}
+	csv := make([]string, len(cats))
+	for i, c := range cats {
+		csv[i] = strings.Join(c, ",")
+	}
+	var n int64
+	err := q.QueryRow(ctx, `
+		SELECT brain.page_pii_record(coalesce(array_agg(a.id ORDER BY a.id), '{}'),
+		                             coalesce(array_agg(c.cats ORDER BY a.id), '{}'))
+		FROM pg_temp.import_applied a
+		JOIN unnest($1::text[], $2::text[]) AS c (slug, cats) ON c.slug = a.slug`, slugs, csv).Scan(&n)
 	if err != nil {
-		return fmt.Errorf("classifying imported pages for PII: %w", err)
+		return fmt.Errorf("recording PII tags of imported pages: %w", err)
 	}
 	return nil
 }

@@ -11,8 +11,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -39,6 +41,9 @@ type Options struct {
 	Prune bool
 	// BatchPages is how many changed pages go into one transaction.
 	BatchPages int
+	// Writers is how many connections apply batches at once; default
+	// DefaultWriters.
+	Writers int
 	// BulkThreshold is how many new files (and at least as many as are
 	// stored) make an import a bulk load. Default DefaultBulkThreshold.
 	BulkThreshold int
@@ -70,6 +75,11 @@ type parsed struct {
 	path   string
 	page   *markdown.Page
 	chunks []markdown.Chunk
+	pii    []string // PII categories of the page (pii.Classify)
+	// pageID and chunkIDs, when set, are the ids reserved for the page if
+	// it is new and for its chunks.
+	pageID   int64
+	chunkIDs []int64
 }
 
 func (o *Options) defaults() {
@@ -78,6 +88,9 @@ func (o *Options) defaults() {
 	}
 	if o.BatchPages <= 0 {
 		o.BatchPages = 500
+	}
+	if o.Writers <= 0 {
+		o.Writers = DefaultWriters()
 	}
 	if o.BulkThreshold <= 0 {
 		o.BulkThreshold = DefaultBulkThreshold
@@ -112,42 +125,8 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 			}
 		}()
 	}
-	seen := make([]string, 0, len(files))
-	var batch []parsed
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		err := writeBatch(ctx, b, opts, batch, &sum)
-		batch = batch[:0]
-		return err
-	}
-	for i, rel := range files {
-		if err := ctx.Err(); err != nil {
-			return sum, err
-		}
-		p, slug, err := parseFile(dir, rel, opts.Chunking)
-		if slug != "" {
-			seen = append(seen, slug)
-		}
-		switch {
-		case err != nil:
-			sum.fail(rel, err.Error())
-		case known[p.page.Slug] == p.page.ContentHash:
-			sum.Unchanged++
-		default:
-			batch = append(batch, p)
-			if len(batch) >= opts.BatchPages {
-				if err := flush(); err != nil {
-					return sum, err
-				}
-			}
-		}
-		if opts.Progress != nil {
-			opts.Progress(i+1, len(files))
-		}
-	}
-	if err := flush(); err != nil {
+	seen, err := runPipeline(ctx, b, dir, files, known, opts, &sum)
+	if err != nil {
 		return sum, err
 	}
 	if opts.Prune {
@@ -160,6 +139,209 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 	sum.Elapsed = time.Since(start)
 	return sum, nil
 }
+
+// group is one stretch of files, parsed and classified, on its way to the
+// writer.
+type group struct {
+	files []fileResult
+}
+
+type fileResult struct {
+	rel       string
+	slug      string // set when the path gave a slug, even if parsing failed
+	p         parsed
+	err       error
+	unchanged bool
+}
+
+// runPipeline overlaps the client's work with the database's, and the
+// database's work across connections: parser goroutines read, parse, chunk
+// and classify the next stretch of files while opts.Writers connections
+// apply earlier stretches. Page and chunk ids are reserved here, in file
+// order, before a batch is handed to a writer, so the ids (which break
+// ranking ties) do not depend on which writer finished first. It returns
+// the slugs of every file seen.
+func runPipeline(ctx context.Context, b *brain.Brain, dir string, files []string, known map[string]string, opts Options, sum *Summary) ([]string, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	groups := make(chan group, 1)
+	go func() {
+		defer close(groups)
+		for lo := 0; lo < len(files) && ctx.Err() == nil; lo += opts.BatchPages {
+			hi := min(lo+opts.BatchPages, len(files))
+			select {
+			case groups <- parseGroup(dir, files[lo:hi], known, opts):
+			case <-ctx.Done():
+			}
+		}
+	}()
+
+	type job struct {
+		batch []parsed
+		files int // files the batch's group covered, for progress
+	}
+	jobs := make(chan job)
+	var (
+		mu   sync.Mutex // guards sum and done
+		done int
+		wg   sync.WaitGroup
+	)
+	finished := func(n int, part *Summary) {
+		mu.Lock()
+		defer mu.Unlock()
+		if part != nil {
+			sum.merge(part)
+		}
+		done += n
+		if opts.Progress != nil {
+			opts.Progress(done, len(files))
+		}
+	}
+	for w := 0; w < opts.Writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				var part Summary
+				if err := writeBatch(ctx, b, opts, j.batch, &part); err != nil {
+					cancel(err)
+					continue // drain, so the dispatcher never blocks
+				}
+				finished(j.files, &part)
+			}
+		}()
+	}
+
+	seen := make([]string, 0, len(files))
+	for g := range groups {
+		var batch []parsed
+		var part Summary
+		for _, f := range g.files {
+			if f.slug != "" {
+				seen = append(seen, f.slug)
+			}
+			switch {
+			case f.err != nil:
+				part.fail(f.rel, f.err.Error())
+			case f.unchanged:
+				part.Unchanged++
+			default:
+				batch = append(batch, f.p)
+			}
+		}
+		if len(batch) == 0 {
+			finished(len(g.files), &part)
+			continue
+		}
+		if err := reserveIDs(ctx, b, batch); err != nil {
+			cancel(err)
+			break
+		}
+		mu.Lock()
+		sum.merge(&part)
+		mu.Unlock()
+		select {
+		case jobs <- job{batch: batch, files: len(g.files)}:
+		case <-ctx.Done():
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	for range groups {
+		// Let the parser finish its current stretch and exit.
+	}
+	sort.SliceStable(sum.Failures, func(i, j int) bool { return sum.Failures[i].Path < sum.Failures[j].Path })
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return seen, err
+	}
+	return seen, ctx.Err()
+}
+
+// reserveIDs takes page and chunk ids for a batch from the tables' own
+// sequences, in the batch's order. A page that turns out to be an update
+// keeps its stored id; its reserved one is simply never used.
+func reserveIDs(ctx context.Context, b *brain.Brain, batch []parsed) error {
+	nChunks := 0
+	for _, p := range batch {
+		nChunks += len(p.chunks)
+	}
+	var pageIDs, chunkIDs []int64
+	if err := b.Pool.QueryRow(ctx, `
+		SELECT array(SELECT nextval('brain.pages_id_seq') FROM generate_series(1, $1) ORDER BY 1),
+		       array(SELECT nextval('brain.chunks_id_seq') FROM generate_series(1, $2) ORDER BY 1)`,
+		len(batch), nChunks).Scan(&pageIDs, &chunkIDs); err != nil {
+		return fmt.Errorf("reserving ids for %d pages: %w", len(batch), err)
+	}
+	k := 0
+	for i := range batch {
+		batch[i].pageID = pageIDs[i]
+		batch[i].chunkIDs = chunkIDs[k : k+len(batch[i].chunks)]
+		k += len(batch[i].chunks)
+	}
+	return nil
+}
+
+// parseGroup parses, chunks and classifies files on every core. Unchanged
+// files are only hashed: they cost no chunking and no classification.
+func parseGroup(dir string, files []string, known map[string]string, opts Options) group {
+	out := group{files: make([]fileResult, len(files))}
+	workers := min(runtime.GOMAXPROCS(0), len(files))
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < len(files); i += workers {
+				out.files[i] = parseOne(dir, files[i], known, opts)
+			}
+		}(w)
+	}
+	wg.Wait()
+	return out
+}
+
+func parseOne(dir, rel string, known map[string]string, opts Options) fileResult {
+	r := fileResult{rel: rel}
+	slug, err := markdown.SlugFromPath(rel)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	r.slug = slug
+	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+	if err != nil {
+		r.err = fmt.Errorf("reading: %w", err)
+		return r
+	}
+	page, err := markdown.Parse(slug, data)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	if known[page.Slug] == page.ContentHash {
+		r.unchanged = true
+		return r
+	}
+	r.p = prepare(rel, page, opts)
+	return r
+}
+
+// prepare finishes a parsed page for writing: normalised type, chunks and
+// PII categories.
+func prepare(path string, page *markdown.Page, opts Options) parsed {
+	page.Type = normalizeType(page.Type)
+	return parsed{
+		path:   path,
+		page:   page,
+		chunks: markdown.ChunkPage(page, opts.Chunking),
+		pii:    pii.Classify(classify.PageText(page.Title, page.Body)),
+	}
+}
+
+// DefaultWriters is one writer per core, at most four: computing tsvectors
+// is most of a batch's cost and runs on the writer's server process, while
+// more writers mostly queue on the shared term statistics.
+func DefaultWriters() int { return max(1, min(runtime.GOMAXPROCS(0), 4)) }
 
 // DefaultBulkThreshold is the smallest import that suspends the vector index.
 const DefaultBulkThreshold = 1000
@@ -185,7 +367,7 @@ func PutPage(ctx context.Context, b *brain.Brain, slug string, data []byte, opts
 	if err != nil {
 		return sum, fmt.Errorf("page %s: %w", slug, err)
 	}
-	p := parsed{path: slug, page: page, chunks: markdown.ChunkPage(page, opts.Chunking)}
+	p := prepare(slug, page, opts)
 	if err := writeBatch(ctx, b, opts, []parsed{p}, &sum); err != nil {
 		return sum, err
 	}
@@ -193,6 +375,67 @@ func PutPage(ctx context.Context, b *brain.Brain, slug string, data []byte, opts
 		return sum, fmt.Errorf("page %s: %s", slug, sum.Failures[0].Reason)
 	}
 	return sum, nil
+}
+
+// Doc is one in-memory markdown document for ImportDocs.
+type Doc struct {
+	Slug string
+	Data []byte
+}
+
+// ImportDocs stores in-memory documents the way ImportDir stores files:
+// unchanged ones are skipped, the rest are written in batches, and a bad
+// document is named in the summary while the others land.
+func ImportDocs(ctx context.Context, b *brain.Brain, docs []Doc, opts Options) (Summary, error) {
+	opts.defaults()
+	start := time.Now()
+	sum := Summary{Files: len(docs)}
+	if err := checkSource(ctx, b, opts.Source); err != nil {
+		return sum, err
+	}
+	known, err := knownHashes(ctx, b, opts.Source)
+	if err != nil {
+		return sum, err
+	}
+	var batch []parsed
+	for _, d := range docs {
+		if !markdown.ValidSlug(d.Slug) {
+			sum.fail(d.Slug, "slug is not valid: use lower-case path segments of a-z, 0-9, '.', '_' or '-' separated by '/'")
+			continue
+		}
+		page, err := markdown.Parse(d.Slug, d.Data)
+		if err != nil {
+			sum.fail(d.Slug, err.Error())
+			continue
+		}
+		if known[page.Slug] == page.ContentHash {
+			sum.Unchanged++
+			continue
+		}
+		batch = append(batch, prepare(d.Slug, page, opts))
+		if len(batch) >= opts.BatchPages {
+			if err := writeBatch(ctx, b, opts, batch, &sum); err != nil {
+				return sum, err
+			}
+			batch = batch[:0]
+		}
+	}
+	if len(batch) > 0 {
+		if err := writeBatch(ctx, b, opts, batch, &sum); err != nil {
+			return sum, err
+		}
+	}
+	sum.Elapsed = time.Since(start)
+	return sum, nil
+}
+
+func (s *Summary) merge(o *Summary) {
+	s.Added += o.Added
+	s.Updated += o.Updated
+	s.Unchanged += o.Unchanged
+	s.Failed += o.Failed
+	s.Chunks += o.Chunks
+	s.Failures = append(s.Failures, o.Failures...)
 }
 
 func (s *Summary) fail(path, reason string) {
@@ -234,23 +477,6 @@ func listMarkdown(dir string) ([]string, error) {
 	}
 	sort.Strings(files)
 	return files, nil
-}
-
-func parseFile(dir, rel string, chunking markdown.ChunkOptions) (parsed, string, error) {
-	slug, err := markdown.SlugFromPath(rel)
-	if err != nil {
-		return parsed{}, "", err
-	}
-	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
-	if err != nil {
-		return parsed{}, slug, fmt.Errorf("reading: %w", err)
-	}
-	page, err := markdown.Parse(slug, data)
-	if err != nil {
-		return parsed{}, slug, err
-	}
-	page.Type = normalizeType(page.Type)
-	return parsed{path: rel, page: page, chunks: markdown.ChunkPage(page, chunking)}, slug, nil
 }
 
 // normalizeType maps a free-form frontmatter type ("Meeting Notes") onto the
@@ -310,13 +536,14 @@ func knownHashes(ctx context.Context, b *brain.Brain, source string) (map[string
 
 // writeBatch applies a batch in one transaction. When the database rejects
 // the batch because of one page's data, each page is retried alone so the
-// culprit is named and the others still land.
+// culprit is named and the others still land. A batch that lost a deadlock
+// or serialization conflict with a concurrent writer is retried whole.
 func writeBatch(ctx context.Context, b *brain.Brain, opts Options, batch []parsed, sum *Summary) error {
 	vectors, err := embedBatch(ctx, opts, batch)
 	if err != nil {
 		return err
 	}
-	err = applyBatch(ctx, b, opts, batch, vectors, sum)
+	err = applyRetrying(ctx, b, opts, batch, vectors, sum)
 	if err == nil || !isDataError(err) || len(batch) == 1 {
 		if err != nil && isDataError(err) {
 			sum.fail(batch[0].path, describeDBError(err))
@@ -329,7 +556,7 @@ func writeBatch(ctx context.Context, b *brain.Brain, opts Options, batch []parse
 		if vectors != nil {
 			v = vectors[i : i+1]
 		}
-		if err := applyBatch(ctx, b, opts, batch[i:i+1], v, sum); err != nil {
+		if err := applyRetrying(ctx, b, opts, batch[i:i+1], v, sum); err != nil {
 			if !isDataError(err) {
 				return err
 			}
@@ -337,6 +564,24 @@ func writeBatch(ctx context.Context, b *brain.Brain, opts Options, batch []parse
 		}
 	}
 	return nil
+}
+
+// maxConflictRetries bounds how often a batch is retried after losing a
+// deadlock or serialization conflict.
+const maxConflictRetries = 5
+
+func applyRetrying(ctx context.Context, b *brain.Brain, opts Options, batch []parsed, vectors [][][]float32, sum *Summary) error {
+	for attempt := 0; ; attempt++ {
+		err := applyBatch(ctx, b, opts, batch, vectors, sum)
+		if err == nil || !isConflict(err) || attempt == maxConflictRetries {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(attempt+1) * 20 * time.Millisecond):
+		}
+	}
 }
 
 // embedBatch computes chunk vectors with a client-side embedder; the local
@@ -369,7 +614,28 @@ func embedBatch(ctx context.Context, opts Options, batch []parsed) ([][][]float3
 func ChunkEmbedText(title, text string) string { return title + "\n\n" + text }
 
 func applyBatch(ctx context.Context, b *brain.Brain, opts Options, batch []parsed, vectors [][][]float32, sum *Summary) error {
-	return pgx.BeginFunc(ctx, b.Pool, func(tx pgx.Tx) error {
+	pageRows := make([][]any, len(batch))
+	var chunkRows [][]any
+	slugs := make([]string, len(batch))
+	cats := make([][]string, len(batch))
+	for i, p := range batch {
+		pg := p.page
+		pageRows[i] = []any{nullID(p.pageID), pg.Slug, pg.Title, pg.Type, pg.Body, pg.Timeline, pg.Frontmatter, pg.ContentHash}
+		for j, c := range p.chunks {
+			var emb any
+			if vectors != nil {
+				emb = pgvector.NewVector(vectors[i][j])
+			}
+			var id any
+			if p.chunkIDs != nil {
+				id = p.chunkIDs[j]
+			}
+			chunkRows = append(chunkRows, []any{id, pg.Slug, c.Index, c.Source, c.Text, emb})
+		}
+		slugs[i], cats[i] = pg.Slug, p.pii
+	}
+	var added, updated, unchanged int
+	err := pgx.BeginFunc(ctx, b.Pool, func(tx pgx.Tx) error {
 		if opts.NoEmbed {
 			if _, err := tx.Exec(ctx, `SET LOCAL brain.embed = 'off'`); err != nil {
 				return err
@@ -378,43 +644,37 @@ func applyBatch(ctx context.Context, b *brain.Brain, opts Options, batch []parse
 		if _, err := tx.Exec(ctx, `SELECT brain.import_begin()`); err != nil {
 			return fmt.Errorf("starting import batch: %w", err)
 		}
-		pageRows := make([][]any, len(batch))
-		var chunkRows [][]any
-		for i, p := range batch {
-			pg := p.page
-			pageRows[i] = []any{pg.Slug, pg.Title, pg.Type, pg.Body, pg.Timeline, pg.Frontmatter, pg.ContentHash}
-			for j, c := range p.chunks {
-				var emb any
-				if vectors != nil {
-					emb = pgvector.NewVector(vectors[i][j])
-				}
-				chunkRows = append(chunkRows, []any{pg.Slug, c.Index, c.Source, c.Text, emb})
-			}
-		}
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"import_pages"},
-			[]string{"slug", "title", "type", "body", "timeline", "frontmatter", "content_hash"},
+			[]string{"id", "slug", "title", "type", "body", "timeline", "frontmatter", "content_hash"},
 			pgx.CopyFromRows(pageRows)); err != nil {
 			return fmt.Errorf("copying pages: %w", err)
 		}
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"import_chunks"},
-			[]string{"slug", "chunk_index", "chunk_source", "text", "embedding"},
+			[]string{"id", "slug", "chunk_index", "chunk_source", "text", "embedding"},
 			pgx.CopyFromRows(chunkRows)); err != nil {
 			return fmt.Errorf("copying chunks: %w", err)
 		}
-		var added, updated, unchanged int
 		if err := tx.QueryRow(ctx, `SELECT added, updated, unchanged FROM brain.import_apply($1)`, opts.Source).
 			Scan(&added, &updated, &unchanged); err != nil {
 			return fmt.Errorf("applying import batch: %w", err)
 		}
-		if err := classify.Applied(ctx, tx, pii.Classify); err != nil {
-			return err
-		}
-		sum.Added += added
-		sum.Updated += updated
-		sum.Unchanged += unchanged
-		sum.Chunks += len(chunkRows)
-		return nil
+		return classify.RecordApplied(ctx, tx, slugs, cats)
 	})
+	if err != nil {
+		return err
+	}
+	sum.Added += added
+	sum.Updated += updated
+	sum.Unchanged += unchanged
+	sum.Chunks += len(chunkRows)
+	return nil
+}
+
+func nullID(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
 }
 
 func prune(ctx context.Context, b *brain.Brain, source string, keep []string) (int, error) {
@@ -434,6 +694,13 @@ func isDataError(err error) bool {
 		return strings.HasPrefix(pgErr.Code, "22") || strings.HasPrefix(pgErr.Code, "23")
 	}
 	return false
+}
+
+// isConflict reports a transaction that lost to a concurrent one (deadlock
+// detected, serialization failure) and may simply be run again.
+func isConflict(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
 }
 
 func describeDBError(err error) string {
