@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/term"
 )
 
 // Bar is a progress line. The zero value is disabled.
@@ -31,14 +33,11 @@ func New(w io.Writer, label string, enabled bool) *Bar {
 	return &Bar{w: w, label: label, started: time.Now()}
 }
 
-// IsTerminal reports whether w is a character device (a terminal).
+// IsTerminal reports whether w is a terminal. Other character devices,
+// such as /dev/null, are not: output sent there is discarded, not read.
 func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && f != nil && term.IsTerminal(int(f.Fd()))
 }
 
 // Update redraws the bar, at most ten times a second.

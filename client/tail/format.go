@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pgbrain/pgbrain/client/events"
+	"github.com/pgbrain/pgbrain/client/progress"
 )
 
 const (
@@ -201,13 +202,10 @@ func escapeControls(s string) string {
 	return b.String()
 }
 
-// IsTerminal reports whether f is a character device such as a terminal.
+// IsTerminal reports whether f is a terminal (not merely a character
+// device such as /dev/null).
 func IsTerminal(f *os.File) bool {
-	if f == nil {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return f != nil && progress.IsTerminal(f)
 }
 
 // ColorEnabled reports whether output to f should be coloured: only on a

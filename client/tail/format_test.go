@@ -119,6 +119,12 @@ func TestIsTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	closed.Close()
+	// The master side of a new pseudo-terminal is a terminal.
+	pty, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatalf("opening a pseudo-terminal: %v", err)
+	}
+	defer pty.Close()
 
 	tests := []struct {
 		name string
@@ -126,7 +132,8 @@ func TestIsTerminal(t *testing.T) {
 		want bool
 	}{
 		{"regular file", regular, false},
-		{"character device", devNull, true},
+		{"character device that is no terminal", devNull, false},
+		{"pseudo-terminal", pty, true},
 		{"closed file", closed, false},
 		{"nil", nil, false},
 	}
@@ -138,11 +145,11 @@ func TestIsTerminal(t *testing.T) {
 }
 
 func TestColorEnabled(t *testing.T) {
-	devNull, err := os.Open(os.DevNull)
+	pty, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("opening a pseudo-terminal: %v", err)
 	}
-	defer devNull.Close()
+	defer pty.Close()
 	regular, err := os.Create(filepath.Join(t.TempDir(), "f"))
 	if err != nil {
 		t.Fatal(err)
@@ -154,10 +161,10 @@ func TestColorEnabled(t *testing.T) {
 		env  map[string]string
 		want bool
 	}{
-		{"terminal", devNull, nil, true},
-		{"NO_COLOR set", devNull, map[string]string{"NO_COLOR": "1"}, false},
-		{"NO_COLOR empty is ignored", devNull, map[string]string{"NO_COLOR": ""}, true},
-		{"dumb terminal", devNull, map[string]string{"TERM": "dumb"}, false},
+		{"terminal", pty, nil, true},
+		{"NO_COLOR set", pty, map[string]string{"NO_COLOR": "1"}, false},
+		{"NO_COLOR empty is ignored", pty, map[string]string{"NO_COLOR": ""}, true},
+		{"dumb terminal", pty, map[string]string{"TERM": "dumb"}, false},
 		{"not a terminal", regular, nil, false},
 	}
 	for _, tt := range tests {
