@@ -1,6 +1,7 @@
 package scrub
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -8,6 +9,9 @@ import (
 )
 
 func FuzzScrub(f *testing.F) {
+	for _, c := range realisticCases {
+		f.Add(c.in)
+	}
 	f.Fuzz(func(t *testing.T, in string) {
 		out := Scrub(in)
 		if again := Scrub(out); again != out {
@@ -19,8 +23,44 @@ func FuzzScrub(f *testing.F) {
 		if left := pii.FindKinds(out, pii.KindEmail, pii.KindSSN, pii.KindCard); left != nil {
 			t.Fatalf("Scrub(%q) = %q still holds %+v", in, out, left)
 		}
-		if len(pii.FindKinds(in, Kinds()...)) == 0 && out != in {
+		if left := leftover(out); left != nil {
+			t.Fatalf("Scrub(%q) = %q still holds %+v", in, out, left)
+		}
+		if len(detect(in)) == 0 && out != in {
 			t.Fatalf("Scrub(%q) = %q changed text with nothing to redact", in, out)
 		}
+		if !keptInOrder(in, out) {
+			t.Fatalf("Scrub(%q) = %q does not keep the unredacted text byte for byte", in, out)
+		}
 	})
+}
+
+// leftover returns what Scrub would still redact in s: pii's detections
+// (less the semver build metadata Scrub deliberately keeps) and the
+// scrubber's own.
+func leftover(s string) []pii.Match {
+	var left []pii.Match
+	for _, m := range pii.FindKinds(s, Kinds()...) {
+		if !vetoed(s, m) {
+			left = append(left, m)
+		}
+	}
+	for _, sp := range detect(s) {
+		left = append(left, pii.Match{Start: sp.start, End: sp.end, Kind: "scrub"})
+	}
+	return left
+}
+
+// keptInOrder reports whether the text of out between markers appears in in,
+// in order and without overlaps: Scrub only ever replaces, never rewrites.
+func keptInOrder(in, out string) bool {
+	rest := in
+	for i, piece := range strings.Split(out, Redacted) {
+		k := strings.Index(rest, piece)
+		if k < 0 || (i == 0 && k != 0) {
+			return false
+		}
+		rest = rest[k+len(piece):]
+	}
+	return true
 }

@@ -1,0 +1,712 @@
+package scrub
+
+import (
+	"sort"
+	"strings"
+)
+
+// group is a run of ASCII digits, [s,e).
+type group struct{ s, e int }
+
+// numScan finds the phone, SSN and card formats pii does not: national
+// numbers with a trunk 0 (020 7946 0958, 03-1234-5678, 01 23 45 67 89),
+// "00" international prefixes, parenthesised area codes ((02) 9876 5432),
+// North American numbers whose exchange starts with 0 or 1 (555-123-4567),
+// "+1" numbers pii gives up on, Chinese and Indian mobile groupings, numbers
+// after a phone word ("call me at 555-0199"), SSNs after their label with any
+// separator, and cards grouped with dots, no-break spaces or en dashes. It
+// works on runs of digits and the short gaps between them, like pii's, and
+// looks at no more than eight groups from any start, so it is linear.
+type numScan struct {
+	t, lower string
+	opaque   []bool // bytes inside other detections; nil when there are none
+	g        []group
+	x        *extra
+}
+
+func (x *extra) numbers(opaque []bool) {
+	n := &numScan{t: x.text, lower: x.lower, opaque: opaque, x: x}
+	t := n.t
+	for i := 0; i < len(t); {
+		if !isDigit(t[i]) || n.hidden(i) {
+			i++
+			continue
+		}
+		s := i
+		for i < len(t) && isDigit(t[i]) && !n.hidden(i) {
+			i++
+		}
+		n.g = append(n.g, group{s, i})
+	}
+	if len(n.g) == 0 {
+		return
+	}
+	for i := range n.g {
+		n.nanp(i)
+		n.international(i)
+		n.bareInternational(i)
+		n.national(i)
+		n.mobile(i)
+		n.card(i)
+	}
+	n.labelled()
+}
+
+func (n *numScan) hidden(i int) bool { return n.opaque != nil && n.opaque[i] }
+
+// at returns the byte at i, or -1 outside the text or inside another
+// detection, which therefore looks like the marker that will replace it.
+func (n *numScan) at(i int) int {
+	if i < 0 || i >= len(n.t) || n.hidden(i) {
+		return -1
+	}
+	return int(n.t[i])
+}
+
+func (n *numScan) digitAt(i int) bool { c := n.at(i); return c >= '0' && c <= '9' }
+
+func (n *numScan) wordAt(i int) bool {
+	c := n.at(i)
+	return c == '_' || (c >= 0 && isAlpha(byte(c)))
+}
+
+// leftBlocked reports that a number starting at pos is glued to a word or
+// continues a longer number or code ("12-", "3.", "ORD-"); rightBlocked is
+// its mirror image, so two numbers glued together block each other.
+func (n *numScan) leftBlocked(pos int) bool {
+	c := n.at(pos - 1)
+	return n.wordAt(pos-1) || ((c == '-' || c == '.') && n.digitAt(pos-2)) || (c == '-' && n.wordAt(pos-2))
+}
+
+func (n *numScan) rightBlocked(pos int) bool {
+	c := n.at(pos)
+	return n.wordAt(pos) || ((c == '-' || c == '.') && n.digitAt(pos+1)) || (c == '-' && n.wordAt(pos+1))
+}
+
+func (n *numScan) size(i int) int { return n.g[i].e - n.g[i].s }
+
+func (n *numScan) digits(i int) string { return n.t[n.g[i].s:n.g[i].e] }
+
+// gap returns the text between group i and group i+1, with no-break spaces
+// and Unicode dashes folded to ' ' and '-', when it is short and holds
+// nothing opaque.
+func (n *numScan) gap(i int) (string, bool) {
+	if i+1 >= len(n.g) {
+		return "", false
+	}
+	s, e := n.g[i].e, n.g[i+1].s
+	if e-s > 8 {
+		return "", false
+	}
+	for p := s; p < e; p++ {
+		if n.hidden(p) {
+			return "", false
+		}
+	}
+	return foldSeparators(n.t[s:e]), true
+}
+
+var separatorFolder = strings.NewReplacer(
+	"\u00a0", " ", "\u202f", " ", "\u2009", " ",
+	"\u2010", "-", "\u2011", "-", "\u2012", "-", "\u2013", "-", "\u2014", "-",
+)
+
+func foldSeparators(g string) string {
+	for i := 0; i < len(g); i++ {
+		if g[i] >= 0x80 {
+			return separatorFolder.Replace(g)
+		}
+	}
+	return g
+}
+
+// plainSep reports a single space, dash or dot.
+func plainSep(g string) bool { return g == " " || g == "-" || g == "." }
+
+// intlGap is pii's separator inside international numbers: a space, dash or
+// dot, optionally closing or opening a parenthesis ("+44 (0)20").
+func intlGap(g string) bool {
+	s := strings.TrimSuffix(strings.TrimPrefix(g, ")"), "(")
+	return g != "" && (s == "" || plainSep(s))
+}
+
+// nanp matches (AAA) EEE-NNNN, AAA-EEE-NNNN, AAA.EEE.NNNN and AAA EEE NNNN,
+// optionally after "1 " or "+1 ". The area code cannot start with 0 or 1
+// (so "ids 123-456-7890" stays, as pii decides); the exchange can, because
+// 555-123-4567 is how people write a phone number.
+func (n *numScan) nanp(i int) {
+	if i+2 >= len(n.g) || n.size(i) != 3 || n.size(i+1) != 3 || n.size(i+2) != 4 || n.t[n.g[i].s] < '2' {
+		return
+	}
+	g1, ok1 := n.gap(i)
+	g2, ok2 := n.gap(i + 1)
+	if !ok1 || !ok2 || !plainSep(g2) {
+		return
+	}
+	start, paren := n.g[i].s, false
+	switch {
+	case n.at(start-1) == '(' && (g1 == ")" || (len(g1) == 2 && g1[0] == ')' && plainSep(g1[1:]))):
+		start--
+		paren = true
+	case !plainSep(g1):
+		return
+	}
+	end := n.g[i+2].e
+	if n.rightBlocked(end) {
+		return
+	}
+	// A leading 1, as in 1-555-123-4567 or +1 (555) 123-4567.
+	if i > 0 && n.digits(i-1) == "1" {
+		if pre, ok := n.gap(i - 1); ok && prefixGap(pre, paren) {
+			s := n.g[i-1].s
+			if n.at(s-1) == '+' {
+				if n.plusBlocked(s - 1) {
+					return
+				}
+				s--
+			} else if n.leftBlocked(s) {
+				return
+			}
+			n.x.add(s, end)
+			return
+		}
+	}
+	if paren {
+		if n.wordAt(start - 1) {
+			return
+		}
+	} else if n.leftBlocked(start) || n.at(start-1) == '+' {
+		return
+	}
+	n.x.add(start, end)
+}
+
+// prefixGap accepts the gap between a leading 1 and the area code.
+func prefixGap(g string, paren bool) bool {
+	if paren {
+		return g == "(" || (len(g) == 2 && plainSep(g[:1]) && g[1] == '(')
+	}
+	return plainSep(g)
+}
+
+// plusBlocked reports that the '+' at p is glued to a word or ends a
+// version ("1.0.0+20130313144700"): what follows is not a phone number.
+//
+// Only letters and versions block, never a lone digit, so that a number
+// before the '+' and the number after it do not block each other one way
+// only: redacting the first would then reveal the second on the next pass.
+func (n *numScan) plusBlocked(p int) bool {
+	if n.wordAt(p - 1) {
+		return true
+	}
+	q := p
+	for q > 0 && p-q < 64 && !n.hidden(q-1) && (isAlnum(n.t[q-1]) || n.t[q-1] == '.' || n.t[q-1] == '-') {
+		q--
+	}
+	return semverCore.MatchString(n.t[q:p])
+}
+
+// international matches E.164 numbers written with '+', "00" or "(+cc)"
+// ("00 44 …" with a space after the prefix is not recognised: hex dumps are
+// full of "00 " bytes):
+// a country code and subscriber number of 8 to 15 digits in all, in groups
+// split by intlGap. It covers what pii skips: "+1" followed by a number that
+// is not valid NANP, "(+44) 20 …" and "0044 20 …".
+func (n *numScan) international(i int) {
+	g, t := n.g[i], n.t
+	start, skip := 0, 0 // skip: digits of an "00" prefix, not counted
+	switch {
+	case n.at(g.s-1) == '+':
+		if t[g.s] == '0' || n.plusBlocked(g.s-1) {
+			return
+		}
+		start = g.s - 1
+		if n.at(start-1) == '(' {
+			if gp, ok := n.gap(i); ok && strings.HasPrefix(gp, ")") && !n.wordAt(start-2) {
+				start--
+			}
+		}
+	case n.size(i) >= 3 && n.size(i) <= 5 && strings.HasPrefix(n.digits(i), "00") && t[g.s+2] != '0':
+		// 0044 20 7946 0958
+		if n.leftBlocked(g.s) || n.at(g.s-1) == '+' || i+1 >= len(n.g) {
+			return
+		}
+		start, skip = g.s, 2
+	default:
+		return
+	}
+	total, best := n.size(i)-skip, -1
+	if skip == 0 && total >= 8 && total <= 15 && !n.rightBlocked(g.e) {
+		best = i
+	}
+	for j := i + 1; j < len(n.g) && j-i < 8; j++ {
+		if gp, ok := n.gap(j - 1); !ok || !intlGap(gp) {
+			break
+		}
+		if total += n.size(j); total > 15 {
+			break
+		}
+		if total >= 8 && !n.rightBlocked(n.g[j].e) {
+			best = j
+		}
+	}
+	if best >= 0 {
+		n.x.add(start, n.g[best].e)
+	}
+}
+
+// countryCodes are the calling codes bareInternational accepts: the common
+// two- and three-digit ones (one-digit 1 and 7 are too ambiguous without '+').
+var countryCodes = func() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range strings.Fields(`20 27 30 31 32 33 34 36 39 40 41 43 44 45 46 47
+		48 49 51 52 53 54 55 56 57 58 60 61 62 63 64 65 66 81 82 84 86 90 91 92 93 94 95 98
+		212 213 216 234 254 351 352 353 354 358 370 371 372 380 420 421 852 853 855 880
+		886 960 961 962 963 964 965 966 971 972 973 974 977`) {
+		m[c] = true
+	}
+	return m
+}()
+
+// bareInternational matches an international number written without '+' or
+// "00": a known country code, then groups split by spaces or dashes (one
+// kind throughout the subscriber number), 10 to 13 digits in all (44 20 7946 0958, 49 30 123456,
+// 81 3-1234-5678). Bare numbers are common, so it asks for more: three
+// groups or more, one of at least three digits (not "20 30 40 50 60"), not
+// every group round ("30 100 200 300"), and no further number right before
+// or after the run on either side, which also keeps it from cascading.
+func (n *numScan) bareInternational(i int) {
+	g := n.g[i]
+	if !countryCodes[n.digits(i)] || n.leftBlocked(g.s) || n.colonBefore(g.s) ||
+		(n.sepAt(g.s-1) && n.digitAt(g.s-2)) {
+		return
+	}
+	if c := n.at(g.s - 1); c == '+' || c == '(' {
+		return
+	}
+	if gp, ok := n.gap(i); !ok || (gp != " " && gp != "-") {
+		return
+	}
+	// After the country code the subscriber's own separator may differ
+	// (81 3-1234-5678), but it is the same throughout.
+	sep := ""
+	total, best, long, round := n.size(i), -1, false, true
+	for j := i + 1; j < len(n.g) && j-i < 8; j++ {
+		if j > i+1 {
+			gp, ok := n.gap(j - 1)
+			if sep == "" {
+				sep = gp
+			}
+			if !ok || gp != sep || (gp != " " && gp != "-") {
+				break
+			}
+		}
+		l := n.size(j)
+		if l > 8 {
+			break
+		}
+		if total += l; total > 13 {
+			break
+		}
+		long = long || l >= 3
+		round = round && strings.HasSuffix(n.digits(j), "0")
+		e := n.g[j].e
+		if j >= i+2 && total >= 10 && long && !round &&
+			!n.rightBlocked(e) && !n.colonAfter(e) && !(n.sepAt(e) && n.digitAt(e+1)) {
+			best = j
+		}
+	}
+	if best >= 0 {
+		n.x.add(g.s, n.g[best].e)
+	}
+}
+
+// national matches numbers dialled inside a country: a trunk 0 and an area
+// code of two to five digits, or an area code in parentheses, then groups of
+// two to eight digits, nine to twelve digits in all: 020 7946 0958,
+// 07700 900123, 030/1234567, 01 23 45 67 89, 06.12.34.56.78, 03-1234-5678,
+// (02) 9876 5432, (11) 91234-5678. After the first gap the separators
+// agree: all dots, or spaces and dashes. Dates (01.02.2024 10.30) and ZIP+4
+// codes (02134-1234) are refused.
+func (n *numScan) national(i int) {
+	g, t := n.g[i], n.t
+	sz := n.size(i)
+	first, ok := n.gap(i)
+	if !ok {
+		return
+	}
+	start := g.s
+	paren := n.at(g.s-1) == '(' && strings.HasPrefix(first, ")")
+	if paren {
+		// (02) 9876 5432, (11) 91234-5678; (2019) is a year, (555) is nanp's.
+		if sz < 2 || sz > 5 || (sz == 4 && (strings.HasPrefix(n.digits(i), "19") || strings.HasPrefix(n.digits(i), "20"))) {
+			return
+		}
+		start--
+		// A trunk prefix before the parenthesis: 8 (495) 123-45-67.
+		if i > 0 && (n.digits(i-1) == "8" || n.digits(i-1) == "0") {
+			if pre, ok := n.gap(i - 1); ok && (pre == "(" || pre == " (") && !n.leftBlocked(n.g[i-1].s) {
+				start = n.g[i-1].s
+				sz++
+			}
+		}
+		if n.wordAt(start-1) || n.at(start-1) == '+' {
+			return
+		}
+		first = first[1:]
+		if first != "" && first != " " && first != "-" {
+			return
+		}
+	} else {
+		if sz < 2 || sz > 5 || t[g.s] != '0' || t[g.s+1] == '0' || n.leftBlocked(g.s) || n.colonBefore(g.s) {
+			return
+		}
+		// Not after '+', '#' or '(' (other rules' business), nor inside a path
+		// or URL ("/0104/010417.html").
+		if c := n.at(g.s - 1); c == '+' || c == '#' || c == '(' || c == '/' {
+			return
+		}
+		if !plainSep(first) && first != "/" {
+			return
+		}
+	}
+	total, best, class := sz, -1, byte(0)
+	for j := i + 1; j < len(n.g) && j-i < 8; j++ {
+		if j > i+1 {
+			gp, ok := n.gap(j - 1)
+			if !ok || !plainSep(gp) {
+				break
+			}
+			c := sepClass(gp)
+			if class == 0 {
+				class = c
+			}
+			if c != class {
+				break
+			}
+		} else if plainSep(first) {
+			class = sepClass(first)
+		}
+		l := n.size(j)
+		if l < 2 || l > 8 || (paren && j == i+1 && l < 3) {
+			break
+		}
+		if total += l; total > 12 {
+			break
+		}
+		if total >= 9 && !n.rightBlocked(n.g[j].e) {
+			best = j
+		}
+	}
+	if best < 0 || n.colonAfter(n.g[best].e) {
+		return
+	}
+	if best == i+1 && sz == 5 && n.size(i+1) == 4 && first == "-" {
+		return // ZIP+4
+	}
+	if n.dateAt(i, best) || n.dottedQuad(i, best, first) || !n.pairsAlone(i, best, paren) {
+		return
+	}
+	n.x.add(start, n.g[best].e)
+}
+
+// colonBefore and colonAfter report a number glued by a colon to digits, as
+// in times (15:04:05.999) and MAC addresses, which are not phone numbers.
+func (n *numScan) colonBefore(pos int) bool {
+	if n.at(pos-1) != ':' {
+		return false
+	}
+	// A digit, or a word of hex digits such as the device "fc:01" in
+	// /proc/self/maps; "tel:" and "mobile:" are labels, not hex.
+	p := pos - 1
+	for p > 0 && n.at(p-1) >= 0 && isAlnum(byte(n.at(p-1))) {
+		if !isHex(byte(n.at(p - 1))) {
+			return false
+		}
+		p--
+	}
+	return p < pos-1
+}
+func (n *numScan) colonAfter(pos int) bool { return n.at(pos) == ':' && n.digitAt(pos+1) }
+
+// dottedQuad reports four dot-separated groups of at most three digits, an
+// IPv4 address written with leading zeros (010.000.015.001).
+func (n *numScan) dottedQuad(i, j int, first string) bool {
+	if j != i+3 || first != "." {
+		return false
+	}
+	for k := i; k <= j; k++ {
+		if n.size(k) > 3 {
+			return false
+		}
+	}
+	return true
+}
+
+// pairsAlone checks the French grouping 01 23 45 67 89: when every group
+// after the first has two digits, there must be exactly five groups, and no
+// further pair of digits may continue the run on either side. Hex dumps and
+// byte lists ("50 4b 03 04 14 00 08 00") are long runs of pairs.
+func (n *numScan) pairsAlone(i, j int, paren bool) bool {
+	for k := i + 1; k <= j; k++ {
+		if n.size(k) != 2 {
+			return true
+		}
+	}
+	if paren || n.size(i) != 2 || j != i+4 {
+		return false
+	}
+	if s := n.g[i].s; n.sepAt(s-1) && (n.digitAt(s-2) || n.hexPair(s-3)) {
+		return false
+	}
+	if e := n.g[j].e; n.sepAt(e) && (n.digitAt(e+1) || n.hexPair(e+1)) {
+		return false
+	}
+	return true
+}
+
+func (n *numScan) sepAt(i int) bool {
+	c := n.at(i)
+	return c == ' ' || c == '-' || c == '.'
+}
+
+// hexPair reports a byte of a hex dump at i: two hex digits, at least one a
+// decimal digit ("4b", "3c"), standing alone.
+func (n *numScan) hexPair(i int) bool {
+	hex := func(k int) bool { c := n.at(k); return c >= 0 && isHex(byte(c)) }
+	word := func(k int) bool { c := n.at(k); return c >= 0 && isAlnum(byte(c)) }
+	return hex(i) && hex(i+1) && (n.digitAt(i) || n.digitAt(i+1)) && !word(i-1) && !word(i+2)
+}
+
+// sepClass puts spaces and dashes in one class (020-123 4567) and dots in
+// another, so a date followed by a time (01.02.2024 10.30) is not a chain.
+func sepClass(g string) byte {
+	if g == "." {
+		return '.'
+	}
+	return ' '
+}
+
+// dateAt reports that groups i..j start with a day-month-year or
+// year-month-day date.
+func (n *numScan) dateAt(i, j int) bool {
+	if j < i+2 {
+		return false
+	}
+	year := func(k int) bool {
+		d := n.digits(k)
+		return len(d) == 4 && (strings.HasPrefix(d, "19") || strings.HasPrefix(d, "20"))
+	}
+	small := func(k int) bool { return n.size(k) <= 2 }
+	return (small(i) && small(i+1) && year(i+2)) || (year(i) && small(i+1) && small(i+2))
+}
+
+// mobile matches two national mobile groupings that have no trunk 0 and are
+// common enough to see unlabelled: Chinese 1[3-9]X XXXX XXXX and Indian
+// [6-9]XXXX XXXXX. Pairs of round numbers (60000-70000) are ranges.
+func (n *numScan) mobile(i int) {
+	g, t := n.g[i], n.t
+	if n.leftBlocked(g.s) || n.at(g.s-1) == '+' || n.at(g.s-1) == '(' {
+		return
+	}
+	g1, ok := n.gap(i)
+	if !ok || (g1 != " " && g1 != "-") {
+		return
+	}
+	switch {
+	case n.size(i) == 3 && t[g.s] == '1' && t[g.s+1] >= '3' && i+2 < len(n.g) && n.size(i+1) == 4 && n.size(i+2) == 4:
+		if g2, ok := n.gap(i + 1); ok && g2 == g1 && !n.rightBlocked(n.g[i+2].e) {
+			n.x.add(g.s, n.g[i+2].e)
+		}
+	case n.size(i) == 5 && t[g.s] >= '6' && i+1 < len(n.g) && n.size(i+1) == 5:
+		if strings.HasSuffix(n.digits(i), "00") || strings.HasSuffix(n.digits(i+1), "00") || n.rightBlocked(n.g[i+1].e) {
+			return
+		}
+		n.x.add(g.s, n.g[i+1].e)
+	}
+}
+
+// card accepts pii's card groupings (four digits, then groups of three to
+// six, 13 to 19 digits passing Luhn, first digit 2-6) with any one of the
+// separators space, dash, dot, no-break space or en dash between the groups.
+func (n *numScan) card(i int) {
+	g, t := n.g[i], n.t
+	if n.size(i) != 4 || t[g.s] < '2' || t[g.s] > '6' || n.leftBlocked(g.s) || n.at(g.s-1) == '+' {
+		return
+	}
+	sep, ok := n.gap(i)
+	if !ok || !plainSep(sep) {
+		return
+	}
+	var buf [19]byte
+	d := append(buf[:0], n.digits(i)...)
+	best := -1
+	for j := i + 1; j < len(n.g); j++ {
+		if s, ok := n.gap(j - 1); !ok || s != sep {
+			break
+		}
+		l := n.size(j)
+		if l < 3 || l > 6 || len(d)+l > 19 {
+			break
+		}
+		d = append(d, n.digits(j)...)
+		if len(d) >= 13 && luhn(d) && !n.rightBlocked(n.g[j].e) {
+			best = j
+		}
+	}
+	if best >= 0 {
+		n.x.add(g.s, n.g[best].e)
+	}
+}
+
+func luhn(d []byte) bool {
+	sum, double := 0, false
+	for i := len(d) - 1; i >= 0; i-- {
+		v := int(d[i] - '0')
+		if double {
+			if v *= 2; v > 9 {
+				v -= 9
+			}
+		}
+		sum += v
+		double = !double
+	}
+	return sum%10 == 0
+}
+
+// Labels. A number right after one of these words (and a few fillers) is a
+// phone number or an SSN even when its shape alone would not say so.
+var (
+	phoneWords = map[string]bool{
+		"phone": true, "phones": true, "telephone": true, "tel": true, "mobile": true,
+		"mob": true, "cell": true, "cellphone": true, "fax": true, "call": true,
+		"ring": true, "text": true, "txt": true, "sms": true, "whatsapp": true,
+		"landline": true, "hotline": true, "contact": true, "ph": true,
+	}
+	// possessives make "number" a phone label: "my number is 555-0199".
+	possessives = map[string]bool{
+		"my": true, "your": true, "his": true, "her": true, "our": true, "their": true,
+	}
+	fillers = map[string]bool{
+		"me": true, "us": true, "him": true, "her": true, "them": true, "at": true,
+		"on": true, "is": true, "was": true, "number": true, "no": true, "num": true,
+		"nr": true, "my": true, "our": true, "his": true, "their": true, "your": true,
+		"via": true,
+	}
+)
+
+// labelled finds phone and SSN labels and the number after them. A phone
+// after a label needs 7 to 15 digits in groups split like an international
+// number, and must not be a date; an SSN after its label is any AAA GG SSSS
+// with one separator (space, dash or dot) or none, issued or not: the label
+// says what the writer meant.
+func (n *numScan) labelled() {
+	l := n.lower
+	prev := ""
+	for i := 0; i < len(l); {
+		if !isLower(l[i]) {
+			i++
+			continue
+		}
+		s := i
+		for i < len(l) && isLower(l[i]) {
+			i++
+		}
+		// A digit before the word does not stop it being a label: the digit
+		// may be redacted, and the marker must read the same.
+		if (s > 0 && isLower(l[s-1])) || (i < len(l) && isDigit(l[i])) || n.hidden(s) {
+			prev = ""
+			continue
+		}
+		w := l[s:i]
+		switch {
+		case phoneWords[w] || (w == "number" && possessives[prev]):
+			n.afterLabel(i, false)
+		case w == "ssn" || (w == "ss" && i < len(l) && l[i] == '#') ||
+			(w == "security" && prev == "social" && l[s-1] == ' '):
+			n.afterLabel(i, true)
+		}
+		prev = w
+	}
+}
+
+// afterLabel skips punctuation and filler words after a label ending at p
+// and matches the number that follows.
+func (n *numScan) afterLabel(p int, ssn bool) {
+	l := n.lower
+	limit := min(len(l), p+40)
+skip:
+	for p < limit {
+		switch c := l[p]; {
+		case c == ' ' || c == '\t' || c == ':' || c == '#' || c == '=':
+			p++
+		case (c == '-' || c == '.') && (p+1 >= len(l) || !isDigit(l[p+1])):
+			p++ // "Tel. 555…", "SSN - 123…"
+		case isLower(c):
+			q := p
+			for q < len(l) && isLower(l[q]) {
+				q++
+			}
+			if !fillers[l[p:q]] {
+				return
+			}
+			p = q
+		default:
+			break skip
+		}
+	}
+	if p >= limit || n.hidden(p) {
+		return
+	}
+	start := p
+	if l[p] == '+' || l[p] == '(' {
+		if ssn {
+			return
+		}
+		p++
+	}
+	k := sort.Search(len(n.g), func(k int) bool { return n.g[k].s >= p })
+	if k == len(n.g) || n.g[k].s != p {
+		return
+	}
+	if ssn {
+		n.labelledSSN(k)
+		return
+	}
+	total, best := 0, -1
+	for j := k; j < len(n.g) && j-k < 8; j++ {
+		if j > k {
+			if gp, ok := n.gap(j - 1); !ok || !intlGap(gp) {
+				break
+			}
+		}
+		if total += n.size(j); total > 15 {
+			break
+		}
+		if total >= 7 && !n.rightBlocked(n.g[j].e) {
+			best = j
+		}
+	}
+	if best < 0 || n.dateAt(k, best) {
+		return
+	}
+	n.x.add(start, n.g[best].e)
+}
+
+func (n *numScan) labelledSSN(k int) {
+	if n.size(k) == 9 {
+		if !n.rightBlocked(n.g[k].e) {
+			n.x.add(n.g[k].s, n.g[k].e)
+		}
+		return
+	}
+	if k+2 >= len(n.g) || n.size(k) != 3 || n.size(k+1) != 2 || n.size(k+2) != 4 {
+		return
+	}
+	g1, ok1 := n.gap(k)
+	g2, ok2 := n.gap(k + 1)
+	if !ok1 || !ok2 || g1 != g2 || !plainSep(g1) || n.rightBlocked(n.g[k+2].e) {
+		return
+	}
+	n.x.add(n.g[k].s, n.g[k+2].e)
+}
