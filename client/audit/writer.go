@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,8 +19,9 @@ type Execer interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }
 
-// DefaultTimeout bounds one Record call, so a slow or unreachable database
-// never holds up the tool call being audited.
+// DefaultTimeout bounds one Record call (and one batch INSERT of Async), so
+// a slow or unreachable database never holds up the tool call being audited
+// for long.
 const DefaultTimeout = 5 * time.Second
 
 // Writer appends entries to brain.audit_log. It is safe for concurrent use.
@@ -63,7 +65,18 @@ const insertSQL = `INSERT INTO brain.audit_log
 // finished does not stop the write: only the Writer's timeout does.
 func (w *Writer) Record(ctx context.Context, e Entry) (string, error) {
 	fp := Fingerprint(e)
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.timeout)
+	if err := w.record(context.WithoutCancel(ctx), e); err != nil {
+		w.report(err)
+		return fp, err
+	}
+	return fp, nil
+}
+
+// record writes one row within the Writer's timeout, counted from now;
+// base only carries cancellation (Async cancels it when Close gives up).
+// The caller reports the error.
+func (w *Writer) record(base context.Context, e Entry) error {
+	ctx, cancel := context.WithTimeout(base, w.timeout)
 	defer cancel()
 	var reason any
 	if e.RefusalReason != "" {
@@ -72,22 +85,64 @@ func (w *Writer) Record(ctx context.Context, e Entry) (string, error) {
 	cats := normalize(e.PIICategories)
 	_, err := w.db.Exec(ctx, insertSQL, e.SessionID, e.Caller, e.Tool, e.Status, reason, cats, e.CostClass)
 	if err != nil {
-		err = fmt.Errorf("recording %s call (status %s) in brain.audit_log: %w", e.Tool, e.Status, err)
-		w.report(err)
-		return fp, err
+		return fmt.Errorf("recording %s call (status %s) in brain.audit_log: %w", e.Tool, e.Status, err)
 	}
-	return fp, nil
+	return nil
+}
+
+// insertBatchSQL appends several rows in one statement, hence one
+// transaction and one wait for the chain's advisory lock. The chain trigger
+// is a row-level BEFORE trigger and sees the rows this statement already
+// inserted, so each row links to the one before it; ORDER BY ordinality
+// makes that the order of the arrays, which is the order of the calls.
+// Categories travel as one JSON array per row because unnest cannot take a
+// ragged two-dimensional array.
+const insertBatchSQL = `INSERT INTO brain.audit_log
+	(session_id, caller, tool_name, status, refusal_reason, pii_categories, cost_class)
+	SELECT r.session_id, r.caller, r.tool_name, r.status, r.refusal_reason,
+	       ARRAY(SELECT jsonb_array_elements_text(r.pii_categories::jsonb)), r.cost_class
+	FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+	     WITH ORDINALITY AS r(session_id, caller, tool_name, status, refusal_reason, pii_categories, cost_class, n)
+	ORDER BY r.n`
+
+// recordBatch writes entries, in order, in one INSERT within the Writer's
+// timeout. The caller reports the error, or retries row by row.
+func (w *Writer) recordBatch(base context.Context, entries []Entry) error {
+	if len(entries) == 1 {
+		return w.record(base, entries[0])
+	}
+	n := len(entries)
+	sessions, callers, tools, statuses := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	reasons, cats, costs := make([]*string, n), make([]string, n), make([]string, n)
+	for i, e := range entries {
+		sessions[i], callers[i], tools[i], statuses[i], costs[i] = e.SessionID, e.Caller, e.Tool, e.Status, e.CostClass
+		if e.RefusalReason != "" {
+			reasons[i] = &e.RefusalReason
+		}
+		b, err := json.Marshal(normalize(e.PIICategories))
+		if err != nil {
+			return fmt.Errorf("encoding the categories of a %s call: %w", e.Tool, err)
+		}
+		cats[i] = string(b)
+	}
+	ctx, cancel := context.WithTimeout(base, w.timeout)
+	defer cancel()
+	if _, err := w.db.Exec(ctx, insertBatchSQL, sessions, callers, tools, statuses, reasons, cats, costs); err != nil {
+		return fmt.Errorf("recording %d calls in brain.audit_log: %w", n, err)
+	}
+	return nil
 }
 
 // report prints err once per kind, so a database outage during a busy
 // session yields one line rather than one per call.
 func (w *Writer) report(err error) {
 	kind := errorKind(err)
+	// Held while printing too: the background writer and callers writing
+	// their own rows may report at once, and errs need not be safe for that.
 	w.mu.Lock()
-	first := !w.reported[kind]
-	w.reported[kind] = true
-	w.mu.Unlock()
-	if first {
+	defer w.mu.Unlock()
+	if !w.reported[kind] {
+		w.reported[kind] = true
 		fmt.Fprintf(w.errs, "pgbrain: audit: %v (further %s errors are not reported; the tool call is not affected)\n", err, kind)
 	}
 }

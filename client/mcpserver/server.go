@@ -51,10 +51,19 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
-// Auditor appends one audit row per call and returns its fingerprint;
-// *audit.Writer satisfies it.
+// Auditor appends one audit row per call; *audit.Async (rows written in
+// the background, what serve uses) and *audit.Writer (synchronous) satisfy
+// it. The server computes the fingerprint itself and ignores the error: the
+// auditor reports its failures.
 type Auditor interface {
 	Record(ctx context.Context, e audit.Entry) (string, error)
+}
+
+// auditFlusher is an Auditor that writes in the background: Run flushes it
+// after the last call, so that every answered call has its row when Run
+// returns. *audit.Async satisfies it.
+type auditFlusher interface {
+	Flush(ctx context.Context) error
 }
 
 // EventSink receives one event per call and per lifecycle step;
@@ -145,7 +154,9 @@ func (s *Server) SessionID() string { return s.cfg.SessionID }
 // (how SIGINT and SIGTERM arrive). It writes server_start before the first
 // request is read and server_stop on every way out, after the calls still
 // running have finished or DrainTimeout passed. A client that hangs up and a
-// cancelled ctx are clean shutdowns and return nil.
+// cancelled ctx are clean shutdowns and return nil. When the auditor writes
+// in the background, Run also waits (within the same DrainTimeout) for the
+// audit rows of every call it answered.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) (err error) {
 	s.lifecycle(events.SubtypeServerStart, "serving over MCP")
 	stopMsg := "client closed the connection"
@@ -160,8 +171,18 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) (err error) {
 		}
 	}()
 	runErr := s.mcp.Run(ctx, t)
-	if !s.drain() {
+	deadline := time.Now().Add(s.cfg.DrainTimeout)
+	if !s.drain(deadline) {
 		fmt.Fprintf(s.cfg.Errors, "pgbrain: serve: tool calls still running after %v; stopping without them\n", s.cfg.DrainTimeout)
+	}
+	if f, ok := s.cfg.Audit.(auditFlusher); ok {
+		// Same budget as the calls: shutting down stays bounded. Whatever is
+		// still queued is the audit writer's to drain or report on Close.
+		fctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
+		if err := f.Flush(fctx); err != nil {
+			fmt.Fprintf(s.cfg.Errors, "pgbrain: serve: %v\n", err)
+		}
+		cancel()
 	}
 	switch {
 	case ctx.Err() != nil:
@@ -184,13 +205,15 @@ func stopCause(ctx context.Context) string {
 	return "interrupted"
 }
 
-func (s *Server) drain() bool {
+func (s *Server) drain(deadline time.Time) bool {
 	done := make(chan struct{})
 	go func() { s.inflight.Wait(); close(done) }()
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
 	select {
 	case <-done:
 		return true
-	case <-time.After(s.cfg.DrainTimeout):
+	case <-t.C:
 		return false
 	}
 }
@@ -244,12 +267,12 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest, tool, cos
 		entry.RefusalReason = env.Error.Kind
 		entry.CostClass = "refused"
 	}
-	var fp string
+	// The fingerprint is computed here, not by the auditor, so the span has
+	// its call id whether or not (and however late) the row is written.
+	fp := audit.Fingerprint(entry)
 	if s.cfg.Audit != nil {
-		// The error was already reported by the writer; the call goes on.
-		fp, _ = s.cfg.Audit.Record(ctx, entry)
-	} else {
-		fp = audit.Fingerprint(entry)
+		// The writer reports its own failures; the call goes on regardless.
+		_, _ = s.cfg.Audit.Record(ctx, entry)
 	}
 	errKind := ""
 	if env.Error != nil {

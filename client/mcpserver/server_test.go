@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pgbrain/pgbrain/client/audit"
@@ -37,7 +39,7 @@ func seed(t *testing.T, b *brain.Brain) {
 	t.Helper()
 	for slug, body := range map[string]string{
 		"notes/widgets": "# Widgets\n\nThe widget project ships blue widgets every spring.\n",
-		"people/alice":  "# Alice\n\nAlice leads the widget project. Write to alice@example.com.\n",
+		"people/alice":  "# Alice\n\nAlice leads the widget project. Write to alice@widgetworks.io.\n",
 		"finance/card":  "# Card\n\nThe widget project card is 4111 1111 1111 1111.\n",
 	} {
 		if _, err := ingest.PutPage(context.Background(), b, slug, []byte(body), ingest.Options{}); err != nil {
@@ -92,8 +94,21 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// start serves b over an in-memory transport with the floor policy, audit,
-// events and a span log; edit adjusts the config first.
+// asyncAudit is the audit writer serve uses, closed when the test ends.
+func asyncAudit(t *testing.T, db audit.Execer, stderr *syncBuffer) *audit.Async {
+	t.Helper()
+	var errs io.Writer
+	if stderr != nil {
+		errs = stderr
+	}
+	a := audit.NewAsync(audit.NewWriter(db, errs), audit.AsyncOptions{})
+	t.Cleanup(func() { _ = a.Close(context.Background()) })
+	return a
+}
+
+// start serves b over an in-memory transport with the floor policy, audit
+// (in the background, as serve does), events and a span log; edit adjusts
+// the config first.
 func start(t *testing.T, b *brain.Brain, edit func(*mcpserver.Config)) *harness {
 	t.Helper()
 	h := &harness{b: b, eventsPath: filepath.Join(t.TempDir(), "events.jsonl"), stderr: &syncBuffer{}, spans: &spanLog{}}
@@ -107,7 +122,7 @@ func start(t *testing.T, b *brain.Brain, edit func(*mcpserver.Config)) *harness 
 	}
 	cfg := mcpserver.Config{
 		DB: b.Pool, Pages: b, Policy: policy,
-		Audit:  audit.NewWriter(b.Pool, h.stderr),
+		Audit:  asyncAudit(t, b.Pool, h.stderr),
 		Events: ew, Spans: h.spans, SessionID: sessionID, Errors: h.stderr,
 	}
 	if edit != nil {
@@ -434,7 +449,7 @@ func TestAuditEventsAndSpans(t *testing.T) {
 	h := start(t, b, nil)
 	h.callTool(t, "search", map[string]any{"query": "widget project", "limit": 10})
 	h.callTool(t, "get_page", map[string]any{"slug": "finance/card"})
-	h.callTool(t, "search", map[string]any{"query": "bob@example.com"})
+	h.callTool(t, "search", map[string]any{"query": "bob@widgetworks.io"})
 	h.callTool(t, "search", map[string]any{"query": "widget", "limit": 0})
 	h.stop(t)
 
@@ -498,7 +513,7 @@ func TestAuditEventsAndSpans(t *testing.T) {
 		t.Errorf("error event: %+v", calls[3])
 	}
 	data, _ := os.ReadFile(h.eventsPath)
-	for _, secret := range []string{"bob@example.com", "4111", "Alice leads"} {
+	for _, secret := range []string{"bob@widgetworks.io", "4111", "Alice leads"} {
 		if bytes.Contains(data, []byte(secret)) {
 			t.Errorf("events file contains %q", secret)
 		}
@@ -514,7 +529,7 @@ func TestBrokenSinksNeverFailACall(t *testing.T) {
 		t.Fatal(err)
 	}
 	closed.Close()
-	h := start(t, b, func(c *mcpserver.Config) { c.Audit = audit.NewWriter(closed.Pool, nil) })
+	h := start(t, b, func(c *mcpserver.Config) { c.Audit = asyncAudit(t, closed.Pool, nil) })
 	// Replacing the events file with a directory makes every write fail.
 	if err := os.Remove(h.eventsPath); err != nil {
 		t.Fatal(err)
@@ -611,5 +626,80 @@ func TestCancelStopsServer(t *testing.T) {
 	last := evs[len(evs)-1]
 	if last.EventSubtype != events.SubtypeServerStop || !strings.Contains(last.Message, "stopped") {
 		t.Errorf("last event %+v, want server_stop after cancel", last)
+	}
+}
+
+// gate is a real database handle whose Exec waits until the test opens the
+// gate: an INSERT that has not finished yet.
+type gate struct {
+	db      audit.Execer
+	entered chan struct{} // receives once per Exec that reached the gate
+	open    chan struct{}
+}
+
+func (g *gate) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	select {
+	case g.entered <- struct{}{}:
+	default:
+	}
+	select {
+	case <-g.open:
+	case <-ctx.Done():
+		return pgconn.CommandTag{}, ctx.Err()
+	}
+	return g.db.Exec(ctx, sql, args...)
+}
+
+// TestAnswerDoesNotWaitForAudit fails if handle waited for the audit
+// INSERT: the INSERT is held until every answer has arrived.
+func TestAnswerDoesNotWaitForAudit(t *testing.T) {
+	b := testdb.Open(t)
+	seed(t, b)
+	g := &gate{db: b.Pool, entered: make(chan struct{}, 1), open: make(chan struct{})}
+	// A timeout far beyond the test's own bound: a synchronous write would
+	// hold each answer until the gate opens.
+	aw := audit.NewAsync(audit.NewWriter(g, nil).WithTimeout(time.Minute), audit.AsyncOptions{})
+	t.Cleanup(func() { _ = aw.Close(context.Background()) })
+	var once sync.Once
+	release := func() { once.Do(func() { close(g.open) }) }
+	t.Cleanup(release) // runs before the Close above
+	h := start(t, b, func(c *mcpserver.Config) { c.Audit = aw })
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"list_sources", nil},
+		{"search", map[string]any{"query": "widget project"}},
+		{"get_page", map[string]any{"slug": "finance/card"}},
+	}
+	for _, c := range calls {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		res, err := h.cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		cancel()
+		if err != nil || res == nil {
+			t.Fatalf("%s while its audit INSERT is blocked: %v", c.tool, err)
+		}
+	}
+	select {
+	case <-g.entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the audit writer never started an INSERT")
+	}
+	if rows := auditRows(t, b); len(rows) != 0 {
+		t.Fatalf("%d audit rows while the INSERT is blocked", len(rows))
+	}
+	if spans := h.spans.all(); len(spans) != len(calls) || spans[0].CallID == "" {
+		t.Fatalf("spans before the audit write: %+v", spans)
+	}
+	release()
+	h.stop(t) // Run flushes the audit writer before returning
+	rows := auditRows(t, b)
+	if len(rows) != len(calls) {
+		t.Fatalf("%d audit rows after stop, want %d", len(rows), len(calls))
+	}
+	for i, r := range rows {
+		if r.Tool != calls[i].tool || r.Fingerprint != h.spans.all()[i].CallID {
+			t.Errorf("audit row %d = %+v, want tool %s with the span's call id", i, r, calls[i].tool)
+		}
 	}
 }

@@ -124,10 +124,14 @@ func FindKinds(text string, only ...string) []Match {
 // Classify returns the sorted, distinct categories of personal data in text.
 // It counts every detection, including ones Find merges into a neighbour, and
 // the categories a kind implies (a street address is both location and
-// contact).
+// contact), except documentation values such as alice@example.com or
+// 192.0.2.1, which identify no one (see nonIdentifying).
 func Classify(text string) []string {
 	var seen [len(categories)]bool
 	for _, c := range detect(text, nil) {
+		if nonIdentifying(text, c) {
+			continue
+		}
 		info := kinds[c.kind]
 		mark(&seen, info.category)
 		for _, cat := range info.implies {

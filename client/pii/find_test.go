@@ -189,9 +189,10 @@ func TestClassify(t *testing.T) {
 		want []string
 	}{
 		{"", nil},
-		{"email alice@example.com", []string{Contact}},
+		{"email alice@widgetworks.io", []string{Contact}},
 		{"ship to 221B Baker Street", []string{Contact, Location}},
-		{"password=alice@example.com", []string{Contact, Credential}},
+		{"password=alice@widgetworks.io", []string{Contact, Credential}},
+		{"password=alice@example.com", []string{Credential}}, // the secret stays, the placeholder address does not
 		{"card 4111 1111 1111 1111, SSN 123-45-6789", []string{GovernmentID, PaymentCard}},
 		{"IBAN DE89370400440532013000 from 10.1.2.3", []string{Financial, OnlineIdentifier}},
 		{"diagnosed with asthma; genotype; face scan; purchase history; she is Jewish",
@@ -221,6 +222,7 @@ func TestNothingFound(t *testing.T) {
 		"the Swift language",
 		"price $1,234.56 for 3 items",
 		"see RFC 6750 section 2.1",
+		"RFC 5280, Section 4.1.2.2; rfc5246#section-6.2.3.2; RFC 5280, 4.2.2.1; § 7.4.1.4",
 		"assets icon@2x.png",
 		"password: ${DB_PASSWORD}",
 		"call 4111 1111 1111 1112",

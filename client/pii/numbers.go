@@ -351,7 +351,7 @@ func (n *numScan) ipv4(i int) {
 		}
 	}
 	s, e := n.g[i].s, n.g[i+3].e
-	if n.leftBlocked(s) || n.rightBlocked(e) || n.versionBefore(s) {
+	if n.leftBlocked(s) || n.rightBlocked(e) || n.versionBefore(s) || n.sectionBefore(s) {
 		return
 	}
 	addr := netip.AddrFrom4(oct)
@@ -371,6 +371,70 @@ func (n *numScan) versionBefore(pos int) bool {
 		w--
 	}
 	return w < p && versionWords[n.f.lower[w:p]]
+}
+
+// sectionWords precede dotted numbers that number a part of a document
+// ("RFC 5280, Section 4.1.2.2", "rfc5246#section-6.2.3.2").
+var sectionWords = map[string]bool{
+	"section": true, "sec": true, "clause": true, "chapter": true, "appendix": true,
+	"annex": true, "paragraph": true, "para": true, "article": true, "figure": true, "fig": true,
+}
+
+// sectionBefore reports a section word, optionally abbreviated with a dot,
+// a section sign or an RFC number ("RFC 5280, 4.2.2.1") before pos,
+// separated by spaces or one hyphen.
+func (n *numScan) sectionBefore(pos int) bool {
+	p := n.skipBlanks(pos)
+	if p == pos && n.at(p-1) == '-' {
+		p--
+	}
+	if p >= 2 && n.at(p-2) == 0xc2 && n.at(p-1) == 0xa7 { // §
+		return true
+	}
+	if n.rfcBefore(p) {
+		return true
+	}
+	if n.at(p-1) == '.' {
+		p--
+	}
+	w := n.wordStart(p)
+	return w < p && sectionWords[n.f.lower[w:p]]
+}
+
+// rfcBefore reports "RFC 1234," or "rfc1234" ending at p.
+func (n *numScan) rfcBefore(p int) bool {
+	if n.at(p-1) == ',' {
+		p = n.skipBlanks(p - 1)
+	}
+	d := p
+	for d > 0 && n.digitAt(d-1) {
+		d--
+	}
+	if d == p {
+		return false
+	}
+	if n.at(d-1) == ' ' {
+		d--
+	}
+	w := n.wordStart(d)
+	return n.f.lower[w:d] == "rfc"
+}
+
+func (n *numScan) skipBlanks(p int) int {
+	for p > 0 && (n.at(p-1) == ' ' || n.at(p-1) == '\t') {
+		p--
+	}
+	return p
+}
+
+// wordStart returns where the run of lower-cased ASCII letters ending at p
+// starts (p when there is none).
+func (n *numScan) wordStart(p int) int {
+	w := p
+	for w > 0 && isLowerByte(n.f.lower[w-1]) && !n.hidden(w-1) {
+		w--
+	}
+	return w
 }
 
 // coordinates accepts a decimal latitude, longitude pair such as

@@ -90,7 +90,7 @@ func TestPageCategories(t *testing.T) {
 		}
 		return p.ID
 	}
-	alice := put("alice", "# Alice\n\nalice@example.com\n")
+	alice := put("alice", "# Alice\n\nalice@widgetworks.io\n")
 	card := put("card", "# Card\n\n4111 1111 1111 1111\n")
 	plain := put("plain", "# Plain\n\nrelease v1.2.3 on 2024-01-01\n")
 	if _, err := classify.Set(ctx, b.Pool, "default", "plain", []string{"location"}); err != nil {

@@ -28,8 +28,9 @@ func serveCommand() *cli.Command {
 		Name:  "serve",
 		Usage: "serve the brain to agents over MCP (stdio)",
 		Description: "Tools: query, search, get_page, list_pages, list_sources (read-only).\n" +
-			"Each call is written to the audit log and the events file; spans go to\n" +
-			"OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set. See docs/mcp.md.",
+			"Each call is written to the audit log (in the background, drained at\n" +
+			"exit) and the events file; spans go to OTLP/HTTP when\n" +
+			"OTEL_EXPORTER_OTLP_ENDPOINT is set. See docs/mcp.md.",
 		Flags: []cli.Flag{
 			eventsPathFlag,
 			&cli.BoolFlag{Name: "no-events", Usage: "write no events file"},
@@ -80,8 +81,12 @@ func runServe(c *cli.Context) error {
 	if emb != nil {
 		cfg.Embedder = emb
 	}
+	var auditor *audit.Async
 	if !noAudit {
-		cfg.Audit = audit.NewWriter(b.Pool, stderr)
+		// Rows are written in the background, off the calls' latency, and
+		// drained below before the pool closes.
+		auditor = audit.NewAsync(audit.NewWriter(b.Pool, stderr), audit.AsyncOptions{})
+		cfg.Audit = auditor
 	}
 	if !c.Bool("no-events") {
 		path := events.ResolvePath(c.String("events-path"), os.Getenv(events.EnvPath), home)
@@ -112,6 +117,14 @@ func runServe(c *cli.Context) error {
 	fmt.Fprintf(stderr, "pgbrain: serving over MCP on stdio (session %s)\n", srv.SessionID())
 	runErr := srv.Run(c.Context, stdioTransport(c.App.Reader, c.App.Writer))
 
+	if auditor != nil {
+		// Every answered call must have its row once the process is gone.
+		// Run has normally flushed already; Close stops the writer and
+		// reports on stderr any rows the database did not take in time.
+		drain, cancel := context.WithTimeout(context.Background(), audit.DefaultDrainTimeout)
+		_ = auditor.Close(drain)
+		cancel()
+	}
 	// Flush what the calls left behind with a fresh context: c.Context is
 	// already cancelled after SIGINT or SIGTERM.
 	flush, cancel := context.WithTimeout(context.Background(), 3*time.Second)

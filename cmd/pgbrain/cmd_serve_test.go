@@ -64,6 +64,13 @@ func TestServeOverStdio(t *testing.T) {
 	if err := json.Unmarshal(raw, &ans); err != nil || ans.Status != "success" || len(ans.Results) != 1 || ans.Results[0].Slug != "notes/widgets" {
 		t.Fatalf("tools/call search = %s (%v)", raw, err)
 	}
+	// Audit rows are written in the background: exiting must drain them.
+	const more = 20
+	for i := 0; i < more; i++ {
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_sources"}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// Closing the session closes the server's stdin: EOF must stop it cleanly.
 	if err := cs.Close(); err != nil {
 		t.Fatalf("closing: %v (stderr %s)", err, stderr.String())
@@ -85,7 +92,7 @@ func TestServeOverStdio(t *testing.T) {
 		}
 		subtypes = append(subtypes, ev.EventSubtype+ev.ToolName)
 	}
-	if want := "server_start,search,server_stop"; strings.Join(subtypes, ",") != want {
+	if want := "server_start,search," + strings.Repeat("list_sources,", more) + "server_stop"; strings.Join(subtypes, ",") != want {
 		t.Errorf("events %v, want %s", subtypes, want)
 	}
 
@@ -127,6 +134,13 @@ func TestServeOverStdio(t *testing.T) {
 	}
 	if caller != "e2e-agent" || tool != "search" || status != "success" {
 		t.Errorf("audit row %s %s %s", caller, tool, status)
+	}
+	var rows, problems int
+	if err := conn.QueryRow(ctx, `SELECT count(*), (SELECT count(*) FROM brain.audit_verify(true)) FROM brain.audit_log`).Scan(&rows, &problems); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 1+more || problems != 0 {
+		t.Errorf("%d audit rows with %d chain problems after exit, want %d rows and none", rows, problems, 1+more)
 	}
 }
 
