@@ -24,11 +24,15 @@ func importCommand() *cli.Command {
 			sourceFlag,
 			&cli.BoolFlag{Name: "no-embed", Usage: "skip embeddings now (fill later with 'pgbrain embed --stale')"},
 			&cli.BoolFlag{Name: "prune", Usage: "delete pages of the source whose files are gone"},
+			&cli.IntFlag{Name: "writers", Usage: "connections writing batches at once (default: one per core, at most 4)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageError("import: give exactly one directory (pgbrain import DIR)")
+			}
+			if w := c.Int("writers"); w < 0 || w > maxImportWriters {
+				return usageError("import: --writers %d is out of range; use 1 to %d (or leave it out for the default)", w, maxImportWriters)
 			}
 			b, err := openBrain(c)
 			if err != nil {
@@ -42,7 +46,7 @@ func importCommand() *cli.Command {
 			bar := progress.New(c.App.ErrWriter, "importing", !c.Bool("json"))
 			sum, err := ingest.ImportDir(c.Context, b, c.Args().First(), ingest.Options{
 				Source: c.String("source"), NoEmbed: c.Bool("no-embed"), Embedder: emb,
-				Prune: c.Bool("prune"), Progress: bar.Update,
+				Prune: c.Bool("prune"), Writers: c.Int("writers"), Progress: bar.Update,
 			})
 			bar.Done()
 			if err != nil {
@@ -65,6 +69,10 @@ func importCommand() *cli.Command {
 		},
 	}
 }
+
+// maxImportWriters bounds --writers: past a few writers they mostly wait on
+// each other's term statistics, and each holds a connection.
+const maxImportWriters = 16
 
 func printSummary(w io.Writer, s ingest.Summary) {
 	fmt.Fprintf(w, "imported %d files in %.1fs: %d added, %d updated, %d unchanged, %d failed",

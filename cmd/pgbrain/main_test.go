@@ -34,7 +34,7 @@ func TestPageCommandsRoundTrip(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "bad.md"), []byte("\xff\xfe"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, _, code := pgbrain(t, url, "", "import", dir)
+	out, _, code := pgbrain(t, url, "", "import", dir, "--writers", "1")
 	if code != 1 || !strings.Contains(out, "1 added") || !strings.Contains(out, "failed: bad.md") {
 		t.Fatalf("import with a bad file: code %d, out %q", code, out)
 	}
@@ -72,6 +72,8 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 	for _, args := range [][]string{
 		{"get"},
 		{"import"},
+		{"import", ".", "--writers", "-1"},
+		{"import", ".", "--writers", "17"},
 		{"list", "--limit", "-1"},
 		{"list", "--nope"},
 		{"embed", "--stale", "--all"},

@@ -39,12 +39,15 @@ func benchImport(ctx context.Context, env *benchEnv) error {
 		d    time.Duration
 	}
 	rows := []row{{"plain COPY (floor)", floor}}
+	writers := ingest.DefaultWriters()
 	for _, tc := range []struct {
 		name    string
 		noEmbed bool
+		writers int
 	}{
-		{"pgbrain import --no-embed", true},
-		{"pgbrain import (local embedder)", false},
+		{"pgbrain import --no-embed --writers 1", true, 1},
+		{fmt.Sprintf("pgbrain import --no-embed (%d writers)", writers), true, writers},
+		{fmt.Sprintf("pgbrain import, local embedder (%d writers)", writers), false, writers},
 	} {
 		u, err := env.newDatabase(ctx, "bench_import")
 		if err != nil {
@@ -55,7 +58,7 @@ func benchImport(ctx context.Context, env *benchEnv) error {
 			return err
 		}
 		start := time.Now()
-		sum, err := ingest.ImportDir(ctx, b, dir, ingest.Options{NoEmbed: tc.noEmbed})
+		sum, err := ingest.ImportDir(ctx, b, dir, ingest.Options{NoEmbed: tc.noEmbed, Writers: tc.writers})
 		d := time.Since(start)
 		b.Close()
 		if err != nil {
