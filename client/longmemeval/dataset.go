@@ -1,7 +1,9 @@
-// Package longmemeval runs the public LongMemEval benchmark's retrieval
-// against a brain: each question's haystack sessions become pages of a
-// private source, the question is searched, and one JSON line per question
-// records what came back and whether the answer sessions were found.
+// Package longmemeval runs the public LongMemEval benchmark's retrieval:
+// each question's haystack sessions become the pages of a brain emptied for
+// that question (a scratch database beside the user's brain, never the
+// user's brain itself), the question is searched, and one JSON line per
+// question records what came back and whether the answer sessions were
+// found.
 package longmemeval
 
 import (

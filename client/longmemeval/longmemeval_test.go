@@ -107,12 +107,11 @@ func decodeLines(t *testing.T, out string) ([]Row, []Summary) {
 
 func TestRunOnSyntheticDataset(t *testing.T) {
 	ctx := context.Background()
-	b := testdb.Open(t)
+	st := newScratch(t, testdb.New(t), true)
 	qs, err := ReadFile("testdata/mini.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := BrainStore{B: b, KeywordOnly: true}
 	var out bytes.Buffer
 	// First run: two questions, then resume from its output.
 	if _, err := Run(ctx, st, qs, nil, &out, Options{Limit: 2, TopK: 1, ByType: true}); err != nil {
@@ -168,21 +167,16 @@ func TestRunOnSyntheticDataset(t *testing.T) {
 	if low := sum.BelowFloor(1.01); len(low) != 3 {
 		t.Errorf("BelowFloor(1.01) = %v", low)
 	}
-	// Every private source was removed.
-	var n int
-	if err := b.Pool.QueryRow(ctx, `SELECT count(*) FROM brain.sources WHERE id LIKE 'lme-%'`).Scan(&n); err != nil || n != 0 {
-		t.Errorf("%d benchmark sources left (err %v)", n, err)
-	}
 }
 
 func TestHybridRun(t *testing.T) {
-	b := testdb.Open(t)
+	st := newScratch(t, testdb.New(t), false)
 	qs, err := ReadFile("testdata/mini.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	sum, err := Run(context.Background(), BrainStore{B: b}, qs, nil, &out, Options{TopK: 2})
+	sum, err := Run(context.Background(), st, qs, nil, &out, Options{TopK: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

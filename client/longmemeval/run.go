@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -14,18 +13,11 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
-)
 
-// Store is what a run needs from a brain: a private source per question,
-// pages in it, and ranked retrieval restricted to it.
-type Store interface {
-	AddSource(ctx context.Context, id, name string) error
-	RemoveSource(ctx context.Context, id string) error
-	PutPage(ctx context.Context, source, slug string, markdown []byte) error
-	// Search returns the slugs of the best k pages of source, best first.
-	Search(ctx context.Context, source, query string, k int) ([]string, error)
-}
+	"github.com/pgbrain/pgbrain/client/ingest"
+)
 
 // Row is one output line: a question's retrieval and hypothesis.
 type Row struct {
@@ -68,6 +60,8 @@ type Options struct {
 	// HypothesisChars caps the excerpt used as hypothesis; default 2000.
 	HypothesisChars int
 	Progress        func(done, total int)
+	// Timing, when set, is told where each question's time went.
+	Timing func(Timing)
 }
 
 // Summarize computes recall by question type over rows.
@@ -259,17 +253,12 @@ func Run(ctx context.Context, st Store, qs []Question, prior []Row, w io.Writer,
 	if o.Limit > 0 && len(todo) > o.Limit {
 		todo = todo[:o.Limit]
 	}
-	run := make([]byte, 4)
-	if _, err := rand.Read(run); err != nil {
-		return Summary{}, err
-	}
 	all := append([]Row(nil), prior...)
 	for i, q := range todo {
 		if err := ctx.Err(); err != nil {
 			return Summarize(all), err
 		}
-		source := fmt.Sprintf("lme-%x-%d", run, i)
-		row, err := answer(ctx, st, source, q, o)
+		row, err := answer(ctx, st, q, o)
 		if err != nil {
 			return Summarize(all), fmt.Errorf("question %s (line %d): %w", q.QuestionID, q.Line, err)
 		}
@@ -290,16 +279,19 @@ func Run(ctx context.Context, st Store, qs []Question, prior []Row, w io.Writer,
 	return s, nil
 }
 
-func answer(ctx context.Context, st Store, source string, q Question, o Options) (row Row, err error) {
-	if err := st.AddSource(ctx, source, "longmemeval "+q.QuestionID); err != nil {
+// answer runs one question: an empty store, the haystack in one import,
+// one search.
+func answer(ctx context.Context, st Store, q Question, o Options) (Row, error) {
+	var row Row
+	tm := Timing{QuestionID: q.QuestionID}
+	t0 := time.Now()
+	if err := st.Reset(ctx); err != nil {
 		return row, err
 	}
-	defer func() {
-		if rerr := st.RemoveSource(context.WithoutCancel(ctx), source); rerr != nil && err == nil {
-			err = fmt.Errorf("removing the private source %s: %w", source, rerr)
-		}
-	}()
+	t1 := time.Now()
+	tm.Reset = t1.Sub(t0)
 	bySlug := make(map[string]int, len(q.HaystackSessionIDs))
+	docs := make([]ingest.Doc, len(q.HaystackSessionIDs))
 	for i, id := range q.HaystackSessionIDs {
 		slug := SessionSlug(id)
 		if j, dup := bySlug[slug]; dup {
@@ -310,21 +302,28 @@ func answer(ctx context.Context, st Store, source string, q Question, o Options)
 		if i < len(q.HaystackDates) {
 			date = q.HaystackDates[i]
 		}
-		if err := st.PutPage(ctx, source, slug, SessionMarkdown(id, date, q.HaystackSessions[i])); err != nil {
-			return row, fmt.Errorf("storing session %s: %w", id, err)
-		}
+		docs[i] = ingest.Doc{Slug: slug, Data: SessionMarkdown(id, date, q.HaystackSessions[i])}
 	}
 	row = Row{SchemaVersion: 1, QuestionID: q.QuestionID, QuestionType: q.QuestionType, Question: q.Question, RetrievedSessionIDs: []string{}}
-	if len(q.HaystackSessionIDs) > 0 {
-		slugs, err := st.Search(ctx, source, q.Question, o.TopK)
+	if len(docs) > 0 {
+		if err := st.Import(ctx, docs); err != nil {
+			return row, err
+		}
+		t2 := time.Now()
+		tm.Import = t2.Sub(t1)
+		slugs, err := st.Search(ctx, q.Question, o.TopK)
 		if err != nil {
 			return row, err
 		}
+		tm.Search = time.Since(t2)
 		for _, s := range slugs {
 			if i, ok := bySlug[s]; ok {
 				row.RetrievedSessionIDs = append(row.RetrievedSessionIDs, q.HaystackSessionIDs[i])
 			}
 		}
+	}
+	if o.Timing != nil {
+		o.Timing(tm)
 	}
 	if len(q.AnswerSessionIDs) > 0 {
 		got := map[string]bool{}

@@ -2,65 +2,31 @@ package longmemeval
 
 import (
 	"context"
+	"time"
 
-	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/embed"
 	"github.com/pgbrain/pgbrain/client/ingest"
-	"github.com/pgbrain/pgbrain/client/search"
 )
 
-// BrainStore runs a benchmark inside a brain, one private source per
-// question, removed with its pages when the question is done.
-type BrainStore struct {
-	B *brain.Brain
-	// Embedder is the brain's client-side embedder (nil for the local one).
-	Embedder embed.Embedder
-	// KeywordOnly skips embeddings and the vector path.
-	KeywordOnly bool
+// Store is what a run needs: a brain that holds one question's haystack at
+// a time. *Scratch is the one pgbrain uses.
+type Store interface {
+	// Reset empties the store: nothing of an earlier question may remain.
+	Reset(ctx context.Context) error
+	// Import stores a question's haystack sessions as pages.
+	Import(ctx context.Context, docs []ingest.Doc) error
+	// Search returns the slugs of the best k pages, best first.
+	Search(ctx context.Context, query string, k int) ([]string, error)
 }
 
-// AddSource creates the private source.
-func (s BrainStore) AddSource(ctx context.Context, id, name string) error {
-	return s.B.AddSource(ctx, id, name)
+// Timing is where one question's time went.
+type Timing struct {
+	QuestionID string
+	Reset      time.Duration
+	Import     time.Duration
+	Search     time.Duration
 }
 
-// RemoveSource deletes the source and its pages.
-func (s BrainStore) RemoveSource(ctx context.Context, id string) error {
-	return s.B.RemoveSource(ctx, id, true)
-}
+// Total is the question's time: reset, import and search.
+func (t Timing) Total() time.Duration { return t.Reset + t.Import + t.Search }
 
-// PutPage stores one session page.
-func (s BrainStore) PutPage(ctx context.Context, source, slug string, md []byte) error {
-	_, err := ingest.PutPage(ctx, s.B, slug, md, ingest.Options{Source: source, Embedder: s.Embedder, NoEmbed: s.KeywordOnly})
-	return err
-}
-
-// Search runs hybrid search (or keyword-only) restricted to source.
-func (s BrainStore) Search(ctx context.Context, source, q string, k int) ([]string, error) {
-	o := search.Options{Limit: min(k, search.MaxLimit), SourceIDs: []string{source}}
-	var resp *search.Response
-	var err error
-	if s.KeywordOnly {
-		resp, err = search.Keyword(ctx, s.B.Pool, q, o, search.Tuning{})
-	} else {
-		var qvec []float32
-		if s.Embedder != nil {
-			if vs, eerr := s.Embedder.Embed(ctx, []string{q}); eerr == nil && len(vs) == 1 {
-				qvec = vs[0]
-			}
-		}
-		resp, err = search.Hybrid(ctx, s.B.Pool, q, qvec, o, search.Tuning{})
-	}
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, 0, len(resp.Results))
-	seen := map[string]bool{}
-	for _, r := range resp.Results {
-		if !seen[r.Slug] {
-			seen[r.Slug] = true
-			out = append(out, r.Slug)
-		}
-	}
-	return out, nil
-}
+var _ Store = (*Scratch)(nil)

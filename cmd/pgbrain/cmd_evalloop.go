@@ -514,7 +514,7 @@ func printQrels(w io.Writer, r eval.Report) error {
 func evalLongMemEvalCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "longmemeval",
-		Usage:     "run the LongMemEval benchmark's retrieval (one private source per question)",
+		Usage:     "run the LongMemEval benchmark's retrieval (in a scratch database beside the brain, emptied for each question)",
 		ArgsUsage: "DATASET",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "limit", Usage: "run at most N questions (default: all)"},
@@ -530,7 +530,7 @@ func evalLongMemEvalCommand() *cli.Command {
 	}
 }
 
-func evalLongMemEval(c *cli.Context) error {
+func evalLongMemEval(c *cli.Context) (err error) {
 	if c.NArg() != 1 {
 		return usageError("eval longmemeval: give exactly one dataset file (JSON array or JSONL)")
 	}
@@ -556,17 +556,19 @@ func evalLongMemEval(c *cli.Context) error {
 			return err
 		}
 	}
-	b, err := openBrain(c)
+	st, err := openLongMemEvalScratch(c)
 	if err != nil {
 		return err
 	}
-	defer b.Close()
-	st := longmemeval.BrainStore{B: b, KeywordOnly: c.Bool("keyword-only")}
-	if !st.KeywordOnly {
-		if st.Embedder, err = clientEmbedder(b); err != nil {
-			return err
+	defer func() {
+		if derr := st.Drop(c.Context); derr != nil {
+			if err == nil {
+				err = derr
+			} else {
+				fmt.Fprintln(c.App.ErrWriter, "pgbrain:", derr)
+			}
 		}
-	}
+	}()
 
 	// The output holds every row once: the resumed rows, then this run's.
 	w := c.App.Writer
@@ -623,6 +625,28 @@ func evalLongMemEval(c *cli.Context) error {
 		}
 	}
 	return nil
+}
+
+// openLongMemEvalScratch creates the run's scratch database on the brain's
+// server with the brain's embedder settings. The brain itself is only read
+// (its brain.config) and closed before the run starts.
+func openLongMemEvalScratch(c *cli.Context) (*longmemeval.Scratch, error) {
+	u, _, err := databaseURL(c)
+	if err != nil {
+		return nil, err
+	}
+	b, err := openBrain(c)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	o := longmemeval.ScratchOptions{Settings: b.Settings, KeywordOnly: c.Bool("keyword-only")}
+	if !o.KeywordOnly {
+		if o.Embedder, err = clientEmbedder(b); err != nil {
+			return nil, err
+		}
+	}
+	return longmemeval.NewScratch(c.Context, u, o)
 }
 
 func sameFile(a, b string) bool {

@@ -1,0 +1,375 @@
+package longmemeval
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/pgbrain/pgbrain/client/brain"
+	"github.com/pgbrain/pgbrain/client/embed"
+	"github.com/pgbrain/pgbrain/client/ingest"
+	"github.com/pgbrain/pgbrain/client/migrate"
+	"github.com/pgbrain/pgbrain/client/search"
+)
+
+// ScratchMarker is in the name of every scratch database:
+// "<brain database>_longmemeval_<random>".
+const ScratchMarker = "_longmemeval_"
+
+// vacuumEvery is how many resets go by between VACUUMs of the emptied
+// tables. A reset DELETEs (a TRUNCATE costs several times more: new files
+// for every table and index, and every cached plan on them replanned), which
+// leaves dead rows behind; without VACUUM the heap and the GIN pending list
+// keep growing and every scan slows down (after 300 S-size questions the
+// chunks heap is 35 MB for 100 live rows). Vacuuming after every reset
+// costs more than it saves; every 16th keeps the tables small for about a
+// millisecond per question, spent on one question in 16.
+const vacuumEvery = 16
+
+// maxIdentifier is PostgreSQL's limit on a database name, in bytes.
+const maxIdentifier = 63
+
+// ScratchOptions describe the brain a scratch database must imitate.
+type ScratchOptions struct {
+	// Settings are the user's brain's embedder settings (brain.config), so
+	// the scratch brain embeds and ranks the way the user's brain would.
+	Settings migrate.Settings
+	// Embedder is the client-side embedder (nil for the local one).
+	Embedder embed.Embedder
+	// KeywordOnly skips embeddings and the vector path.
+	KeywordOnly bool
+}
+
+// Scratch is a brain in a database of its own, created for one benchmark
+// run next to the user's brain and dropped at the end, so a run never reads
+// or writes the user's pages or shares their BM25 statistics. It is the Store
+// of a run: Reset empties it between questions.
+type Scratch struct {
+	B    *brain.Brain
+	Name string // the database's name
+	o    ScratchOptions
+	// admin reaches the server through the user's brain database: CREATE and
+	// DROP DATABASE must run from a connection to another database. Nothing
+	// in that database is read or written.
+	admin *pgx.ConnConfig
+
+	resets      int
+	vacuumEvery int
+	dirty       map[string]bool // tables emptied since the last VACUUM
+}
+
+// NewScratch creates, migrates and opens a scratch database on the server of
+// the brain at brainURL. The caller must Drop it, also on error or interrupt.
+func NewScratch(ctx context.Context, brainURL string, o ScratchOptions) (s *Scratch, err error) {
+	pc, err := pgxpool.ParseConfig(brainURL)
+	if err != nil {
+		return nil, fmt.Errorf("parsing the database URL: %w", err)
+	}
+	s = &Scratch{o: o, admin: pc.ConnConfig, vacuumEvery: vacuumEvery}
+	base := pc.ConnConfig.Database
+	if base == "" {
+		base = pc.ConnConfig.User // what the server picks when no database is named
+	}
+	if s.Name, err = scratchName(base); err != nil {
+		return nil, err
+	}
+	scratchURL, err := withDatabase(brainURL, s.Name)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.create(ctx); err != nil {
+		return nil, err
+	}
+	created := s
+	defer func() {
+		if err != nil {
+			if derr := created.Drop(ctx); derr != nil {
+				err = errors.Join(err, derr)
+			}
+			s = nil
+		}
+	}()
+	// Scratch data need not survive a crash: commits do not wait for the
+	// WAL flush.
+	if err := s.adminExec(ctx, "ALTER DATABASE "+pgx.Identifier{s.Name}.Sanitize()+" SET synchronous_commit = off"); err != nil {
+		return nil, fmt.Errorf("configuring the LongMemEval database %s: %w", s.Name, err)
+	}
+	st := o.Settings
+	if err := migrate.Migrate(ctx, scratchURL, migrate.Options{Dim: st.Dim, Embedder: st.Embedder, EmbedModel: st.EmbedModel}); err != nil {
+		return nil, fmt.Errorf("creating the brain schema in the LongMemEval database %s: %w", s.Name, err)
+	}
+	if s.B, err = brain.Open(ctx, scratchURL); err != nil {
+		return nil, fmt.Errorf("opening the LongMemEval database %s: %w", s.Name, err)
+	}
+	if _, err := s.B.Pool.Exec(ctx, setupSQL); err != nil {
+		return nil, fmt.Errorf("preparing the LongMemEval database %s: %w", s.Name, err)
+	}
+	return s, nil
+}
+
+// scratchName is "<base>_longmemeval_<8 hex>", base cut (on a character
+// boundary) so the whole fits PostgreSQL's 63 bytes.
+func scratchName(base string) (string, error) {
+	r := make([]byte, 4)
+	if _, err := rand.Read(r); err != nil {
+		return "", fmt.Errorf("naming the LongMemEval database: %w", err)
+	}
+	suffix := ScratchMarker + hex.EncodeToString(r)
+	for len(base)+len(suffix) > maxIdentifier {
+		_, n := utf8.DecodeLastRuneInString(base)
+		base = base[:len(base)-n]
+	}
+	return base + suffix, nil
+}
+
+// withDatabase points a connection string (URL or key=value form) at db.
+func withDatabase(conn, db string) (string, error) {
+	if strings.HasPrefix(conn, "postgres://") || strings.HasPrefix(conn, "postgresql://") {
+		u, err := url.Parse(conn)
+		if err != nil {
+			return "", fmt.Errorf("parsing the database URL: %w", err)
+		}
+		u.Path, u.RawPath = "/"+db, ""
+		return u.String(), nil
+	}
+	// In key=value form a later key wins.
+	q := strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(db)
+	return strings.TrimSpace(conn) + " dbname='" + q + "'", nil
+}
+
+func (s *Scratch) adminExec(ctx context.Context, sql string) error {
+	conn, err := pgx.ConnectConfig(ctx, s.admin)
+	if err != nil {
+		return fmt.Errorf("connecting to the brain's server: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	_, err = conn.Exec(ctx, sql)
+	return err
+}
+
+func (s *Scratch) create(ctx context.Context) error {
+	id := pgx.Identifier{s.Name}.Sanitize()
+	err := s.adminExec(ctx, "CREATE DATABASE "+id)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "42501" {
+		return fmt.Errorf("LongMemEval runs in a database of its own, never in your brain, but role %q may not create databases (%s): "+
+			"allow it with ALTER ROLE %s CREATEDB (as a superuser), or run against a server where it may",
+			s.admin.User, pgErr.Message, pgx.Identifier{s.admin.User}.Sanitize())
+	}
+	if err != nil {
+		return fmt.Errorf("creating the LongMemEval database %s: %w", s.Name, err)
+	}
+	return nil
+}
+
+// Drop closes the scratch brain and drops its database. It runs even when
+// ctx is already cancelled (an interrupted run), bounded by a minute.
+func (s *Scratch) Drop(ctx context.Context) error {
+	if s.B != nil {
+		s.B.Close()
+		s.B = nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	if err := s.adminExec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{s.Name}.Sanitize()+" WITH (FORCE)"); err != nil {
+		return fmt.Errorf("dropping the LongMemEval database %s (drop it by hand with DROP DATABASE %s): %w", s.Name, s.Name, err)
+	}
+	return nil
+}
+
+// setupSQL runs once in a new scratch brain.
+//
+// The HNSW index is dropped: a question's haystack is a few hundred chunks,
+// which an exact scan ranks faster than HNSW does (no index upkeep on every
+// insert) and exactly (HNSW is approximate). That is right for this scratch
+// database only; a user's brain keeps its index.
+//
+// The helpers live in schema longmemeval, outside schema brain, so a reset
+// never counts them as brain tables. longmemeval.seeded records every brain
+// table that holds rows in the freshly migrated brain (brain.config,
+// brain.sources, brain.corpus_stats today): a copy of those rows and their
+// fingerprint, so a reset restores such a table when a question changed it.
+const setupSQL = `
+SELECT brain.vector_index_suspend();
+
+CREATE SCHEMA longmemeval;
+
+CREATE FUNCTION longmemeval.fingerprint(t regclass) RETURNS text
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	f text;
+BEGIN
+	EXECUTE format('SELECT md5(coalesce(string_agg(x::text, E''\n'' ORDER BY x::text), '''')) FROM %s x', t) INTO f;
+	RETURN f;
+END
+$fn$;
+
+CREATE TABLE longmemeval.seeded (
+	tbl         regclass PRIMARY KEY,
+	copy        regclass NOT NULL,
+	cols        text NOT NULL, -- the writable columns, quoted, comma-separated
+	fingerprint text NOT NULL
+);
+
+DO $do$
+DECLARE
+	t regclass;
+	has boolean;
+	c text;
+BEGIN
+	FOR t IN SELECT k.oid::regclass FROM pg_class k
+		WHERE k.relnamespace = 'brain'::regnamespace AND k.relkind IN ('r', 'p') AND NOT k.relispartition
+		ORDER BY k.relname
+	LOOP
+		EXECUTE format('SELECT EXISTS (SELECT FROM %s)', t) INTO has;
+		CONTINUE WHEN NOT has;
+		c := format('longmemeval.%I', 'fresh_' || (SELECT relname FROM pg_class WHERE oid = t));
+		EXECUTE format('CREATE TABLE %s AS TABLE %s', c, t);
+		INSERT INTO longmemeval.seeded
+		SELECT t, c::regclass,
+		       (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) FROM pg_attribute a
+		        WHERE a.attrelid = t AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''),
+		       longmemeval.fingerprint(t);
+	END LOOP;
+END
+$do$;
+
+-- reset() empties every table of schema brain, enumerated now (so a table
+-- added by a later migration is emptied too), except the seeded ones, which
+-- are restored when their content changed, and refreshes its materialized
+-- views. Tables are emptied referencing
+-- ones first, and only when they hold rows: an append-only table such as
+-- brain.audit_log refuses even an empty DELETE, and holds no rows here
+-- unless something wrote to it, which then fails the run loudly.
+CREATE FUNCTION longmemeval.reset() RETURNS text[]
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	r record;
+	has boolean;
+	cleared text[] := '{}';
+BEGIN
+	FOR r IN
+		WITH RECURSIVE t AS (
+			SELECT k.oid FROM pg_class k
+			WHERE k.relnamespace = 'brain'::regnamespace AND k.relkind IN ('r', 'p') AND NOT k.relispartition
+		), up (oid, depth) AS (
+			SELECT oid, 0 FROM t
+			UNION ALL
+			SELECT f.confrelid, up.depth + 1 FROM up
+			JOIN pg_constraint f ON f.contype = 'f' AND f.conrelid = up.oid AND f.confrelid <> f.conrelid
+			WHERE up.depth < 32
+		)
+		SELECT up.oid::regclass AS tbl FROM up
+		WHERE up.oid IN (SELECT oid FROM t) AND up.oid NOT IN (SELECT tbl FROM longmemeval.seeded)
+		GROUP BY up.oid ORDER BY max(up.depth), up.oid::regclass::text
+	LOOP
+		EXECUTE format('SELECT EXISTS (SELECT FROM %s)', r.tbl) INTO has;
+		IF has THEN
+			EXECUTE format('DELETE FROM %s', r.tbl);
+			cleared := cleared || r.tbl::text;
+		END IF;
+	END LOOP;
+	FOR r IN SELECT * FROM longmemeval.seeded ORDER BY tbl::text LOOP
+		IF longmemeval.fingerprint(r.tbl) <> r.fingerprint THEN
+			EXECUTE format('DELETE FROM %s', r.tbl);
+			EXECUTE format('INSERT INTO %s (%s) OVERRIDING SYSTEM VALUE SELECT %s FROM %s', r.tbl, r.cols, r.cols, r.copy);
+			cleared := cleared || r.tbl::text;
+		END IF;
+	END LOOP;
+	-- Materialized views derive from the tables: recomputed from them now.
+	FOR r IN SELECT k.oid::regclass AS tbl FROM pg_class k
+		WHERE k.relnamespace = 'brain'::regnamespace AND k.relkind = 'm' AND k.relispopulated
+	LOOP
+		EXECUTE format('REFRESH MATERIALIZED VIEW %s', r.tbl);
+	END LOOP;
+	RETURN cleared;
+END
+$fn$;
+`
+
+// Reset empties the scratch brain: nothing of an earlier question remains.
+func (s *Scratch) Reset(ctx context.Context) error {
+	var cleared []string
+	if err := s.B.Pool.QueryRow(ctx, `SELECT longmemeval.reset()`).Scan(&cleared); err != nil {
+		return fmt.Errorf("resetting the LongMemEval database %s between questions: %w", s.Name, err)
+	}
+	for _, t := range cleared {
+		if s.dirty == nil {
+			s.dirty = map[string]bool{}
+		}
+		s.dirty[t] = true
+	}
+	s.resets++
+	if s.vacuumEvery > 0 && s.resets%s.vacuumEvery == 0 && len(s.dirty) > 0 {
+		tables := make([]string, 0, len(s.dirty))
+		for t := range s.dirty {
+			tables = append(tables, t)
+		}
+		sort.Strings(tables)
+		// The names are regclass output: already quoted where needed.
+		if _, err := s.B.Pool.Exec(ctx, "VACUUM "+strings.Join(tables, ", ")); err != nil {
+			return fmt.Errorf("vacuuming the LongMemEval database %s between questions: %w", s.Name, err)
+		}
+		clear(s.dirty)
+	}
+	return nil
+}
+
+// Import stores a question's haystack sessions in one import.
+func (s *Scratch) Import(ctx context.Context, docs []ingest.Doc) error {
+	sum, err := ingest.ImportDocs(ctx, s.B, docs, ingest.Options{Embedder: s.o.Embedder, NoEmbed: s.o.KeywordOnly})
+	if err != nil {
+		return fmt.Errorf("importing %d sessions: %w", len(docs), err)
+	}
+	if sum.Failed > 0 {
+		f := sum.Failures[0]
+		return fmt.Errorf("importing session page %s: %s", f.Path, f.Reason)
+	}
+	return nil
+}
+
+// Search runs hybrid search (or keyword-only) over the scratch brain and
+// returns the best k distinct page slugs, best first.
+func (s *Scratch) Search(ctx context.Context, q string, k int) ([]string, error) {
+	o := search.Options{Limit: min(k, search.MaxLimit)}
+	var resp *search.Response
+	var err error
+	if s.o.KeywordOnly {
+		resp, err = search.Keyword(ctx, s.B.Pool, q, o, search.Tuning{})
+	} else {
+		var qvec []float32
+		if s.o.Embedder != nil {
+			vs, eerr := s.o.Embedder.Embed(ctx, []string{q})
+			if eerr != nil {
+				return nil, fmt.Errorf("embedding the question: %w", eerr)
+			}
+			if len(vs) == 1 {
+				qvec = vs[0]
+			}
+		}
+		resp, err = search.Hybrid(ctx, s.B.Pool, q, qvec, o, search.Tuning{})
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(resp.Results))
+	seen := make(map[string]bool, len(resp.Results))
+	for _, r := range resp.Results {
+		if !seen[r.Slug] {
+			seen[r.Slug] = true
+			out = append(out, r.Slug)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,363 @@
+package longmemeval
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/pgbrain/pgbrain/client/brain"
+	"github.com/pgbrain/pgbrain/client/ingest"
+	"github.com/pgbrain/pgbrain/testdb"
+)
+
+// newScratch creates a scratch brain beside the brain at userURL, with that
+// brain's settings, dropped at cleanup.
+func newScratch(t *testing.T, userURL string, keywordOnly bool) *Scratch {
+	t.Helper()
+	ctx := context.Background()
+	b, err := brain.Open(ctx, userURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := b.Settings
+	b.Close()
+	s, err := NewScratch(ctx, userURL, ScratchOptions{Settings: settings, KeywordOnly: keywordOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Drop(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	return s
+}
+
+// tableFingerprints maps every table and sequence of schema brain (and the
+// schema version table) to its row count and a checksum of all its rows.
+// The sequences (with sequences set) catch rows written and deleted again.
+func tableFingerprints(t *testing.T, db *pgxpool.Pool, sequences bool) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	rows, err := db.Query(ctx, `
+		SELECT c.oid::regclass::text, c.relkind = 'S' FROM pg_class c
+		WHERE (c.relnamespace = 'brain'::regnamespace AND c.relkind IN ('r', 'p', 'S'))
+		   OR c.oid = 'public.pgbrain_schema_version'::regclass
+		ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type rel struct {
+		Name  string
+		IsSeq bool
+	}
+	rels, err := pgx.CollectRows(rows, pgx.RowToStructByPos[rel])
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, r := range rels {
+		if r.IsSeq && !sequences {
+			continue
+		}
+		q := `SELECT count(*), md5(coalesce(string_agg(x::text, E'\n' ORDER BY x::text), '')) FROM %s x`
+		if r.IsSeq {
+			q = `SELECT 1, last_value || ' ' || is_called FROM %s`
+		}
+		var count int64
+		var sum string
+		if err := db.QueryRow(ctx, fmt.Sprintf(q, r.Name)).Scan(&count, &sum); err != nil {
+			t.Fatal(err)
+		}
+		out[r.Name] = fmt.Sprintf("%d rows, %s", count, sum)
+	}
+	return out
+}
+
+func sameFingerprints(t *testing.T, what string, before, after map[string]string) {
+	t.Helper()
+	if len(before) != len(after) {
+		t.Errorf("%s: tables %v became %v", what, before, after)
+	}
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("%s: %s changed from %s to %s", what, k, v, after[k])
+		}
+	}
+}
+
+func importSessions(t *testing.T, s Store, n int) {
+	t.Helper()
+	var docs []ingest.Doc
+	for i := range n {
+		docs = append(docs, ingest.Doc{Slug: SessionSlug(fmt.Sprint("s", i)), Data: SessionMarkdown(fmt.Sprint("s", i), "2023/05/01",
+			[]Turn{{Role: "user", Content: fmt.Sprintf("My dog Biscuit number %d likes walks; call me at alice%d@example.com", i, i)}})})
+	}
+	if err := s.Import(context.Background(), docs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestResetRestoresTheFreshBrain dirties the scratch brain in ways a
+// question could (and a later migration might) and checks that a reset
+// brings back exactly the freshly migrated state, down to every row.
+func TestResetRestoresTheFreshBrain(t *testing.T) {
+	ctx := context.Background()
+	s := newScratch(t, testdb.New(t), false)
+	// Sequences are left out: a reset does not restart them, and ids only
+	// order rows relative to each other.
+	fresh := tableFingerprints(t, s.B.Pool, false)
+	tests := []struct {
+		name  string
+		dirty func(t *testing.T)
+	}{
+		{"haystack pages, chunks, term statistics and PII tags", func(t *testing.T) { importSessions(t, s, 5) }},
+		{"a table added to schema brain after the run started", func(t *testing.T) {
+			if _, err := s.B.Pool.Exec(ctx, `CREATE TABLE brain.zz_new_feature (id int PRIMARY KEY, note text);
+				INSERT INTO brain.zz_new_feature VALUES (1, 'left over from the last question')`); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a materialized view over the pages", func(t *testing.T) {
+			importSessions(t, s, 3)
+			if _, err := s.B.Pool.Exec(ctx, `CREATE MATERIALIZED VIEW brain.zz_page_list AS SELECT slug FROM brain.pages`); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"changed configuration rows", func(t *testing.T) {
+			if _, err := s.B.Pool.Exec(ctx, `INSERT INTO brain.config (key, value) VALUES ('search.rrf_k', '7');
+				INSERT INTO brain.sources (id, name) VALUES ('extra', 'Extra');
+				INSERT INTO brain.source_boosts VALUES ('sessions/', 2);
+				UPDATE brain.corpus_stats SET n_docs = 99`); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"pages in another source", func(t *testing.T) {
+			if _, err := s.B.Pool.Exec(ctx, `INSERT INTO brain.sources (id, name) VALUES ('other', 'Other')`); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ingest.ImportDocs(ctx, s.B, []ingest.Doc{{Slug: "a", Data: []byte("# A\n\nalpha beta\n")}}, ingest.Options{Source: "other"}); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.dirty(t)
+			if err := s.Reset(ctx); err != nil {
+				t.Fatal(err)
+			}
+			got := tableFingerprints(t, s.B.Pool, false)
+			if n, ok := got["brain.zz_new_feature"]; ok {
+				if !strings.HasPrefix(n, "0 rows") {
+					t.Errorf("the new table was not emptied: %s", n)
+				}
+				delete(got, "brain.zz_new_feature")
+			}
+			sameFingerprints(t, "after reset", fresh, got)
+			var mv bool
+			if err := s.B.Pool.QueryRow(ctx, `SELECT to_regclass('brain.zz_page_list') IS NOT NULL`).Scan(&mv); err != nil {
+				t.Fatal(err)
+			}
+			if n := 0; mv {
+				if err := s.B.Pool.QueryRow(ctx, `SELECT count(*) FROM brain.zz_page_list`).Scan(&n); err != nil || n != 0 {
+					t.Errorf("the materialized view holds %d rows after a reset (err %v)", n, err)
+				}
+			}
+		})
+	}
+	// The new table is still emptied on the next reset.
+	if _, err := s.B.Pool.Exec(ctx, `INSERT INTO brain.zz_new_feature VALUES (2, 'again')`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Reset(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := s.B.Pool.QueryRow(ctx, `SELECT count(*) FROM brain.zz_new_feature`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("brain.zz_new_feature holds %d rows after a reset (err %v)", n, err)
+	}
+}
+
+// An append-only table with rows cannot be emptied: the reset must fail
+// loudly rather than leave them for the next question.
+func TestResetFailsOnAppendOnlyRows(t *testing.T) {
+	ctx := context.Background()
+	s := newScratch(t, testdb.New(t), true)
+	if err := s.Reset(ctx); err != nil {
+		t.Fatalf("an empty audit log must not stop a reset: %v", err)
+	}
+	if _, err := s.B.Pool.Exec(ctx, `INSERT INTO brain.audit_log (session_id, tool_name, status, cost_class) VALUES ('s1', 'query', 'success', 'search')`); err != nil {
+		t.Fatal(err)
+	}
+	err := s.Reset(ctx)
+	if err == nil || !strings.Contains(err.Error(), "audit_log is append-only") || !strings.Contains(err.Error(), s.Name) {
+		t.Fatalf("reset with audit rows: %v", err)
+	}
+}
+
+// TestRunLeavesTheUserBrainUntouched runs the fixture next to a brain with
+// pages of its own: every row of that brain is the same afterwards, its
+// search statistics included, and the scratch database is gone.
+func TestRunLeavesTheUserBrainUntouched(t *testing.T) {
+	ctx := context.Background()
+	userURL := testdb.New(t)
+	user, err := brain.Open(ctx, userURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer user.Close()
+	if _, err := ingest.ImportDocs(ctx, user, []ingest.Doc{
+		{Slug: "people/alice", Data: []byte("# Alice\n\nAlice has a beagle called Biscuit and runs marathons in Boston.\n")},
+		{Slug: "sessions/answer_dog_1", Data: []byte("# Not a session\n\nThe user's own page with a colliding slug.\n")},
+	}, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	before := tableFingerprints(t, user.Pool, true)
+	qs, err := ReadFile("testdata/mini.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewScratch(ctx, userURL, ScratchOptions{Settings: user.Settings})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := s.Name
+	var out bytes.Buffer
+	sum, runErr := Run(ctx, s, qs, nil, &out, Options{TopK: 5, RetrievalOnly: true})
+	if err := s.Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if runErr != nil {
+		t.Fatal(runErr)
+	}
+	if sum.Aggregate.Rate != 1 {
+		t.Errorf("recall_any on the fixture = %+v, want 1", sum.Aggregate)
+	}
+	sameFingerprints(t, "the user's brain", before, tableFingerprints(t, user.Pool, true))
+	var left bool
+	if err := user.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_database WHERE datname = $1)`, name).Scan(&left); err != nil || left {
+		t.Errorf("scratch database %s left behind (err %v)", name, err)
+	}
+}
+
+func TestScratchNameAndURL(t *testing.T) {
+	long := strings.Repeat("é", 40) // 80 bytes
+	tests := []struct{ base, wantPrefix string }{
+		{"brain", "brain_longmemeval_"},
+		{"pgbrain_test_0123456789ab", "pgbrain_test_0123456789ab_longmemeval_"},
+		{long, strings.Repeat("é", 21) + "_longmemeval_"},
+	}
+	for _, tc := range tests {
+		got, err := scratchName(tc.base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(got, tc.wantPrefix) || len(got) > 63 || !utf8.ValidString(got) || len(got) != len(tc.wantPrefix)+8 {
+			t.Errorf("scratchName(%q) = %q (%d bytes)", tc.base, got, len(got))
+		}
+	}
+	urls := []struct{ in, want string }{
+		{"postgresql:///brain?host=/tmp&user=me", "postgresql:///x_longmemeval_1?host=/tmp&user=me"},
+		{"postgres://me:pw@db:5432/brain?sslmode=disable", "postgres://me:pw@db:5432/x_longmemeval_1?sslmode=disable"},
+		{"host=/tmp dbname=brain user=me", "host=/tmp dbname=brain user=me dbname='x_longmemeval_1'"},
+	}
+	for _, tc := range urls {
+		got, err := withDatabase(tc.in, "x_longmemeval_1")
+		if err != nil || got != tc.want {
+			t.Errorf("withDatabase(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+		cfg, err := pgx.ParseConfig(got)
+		if err != nil || cfg.Database != "x_longmemeval_1" {
+			t.Errorf("%q connects to %v (%v)", got, cfg, err)
+		}
+	}
+}
+
+// A role that may not create databases gets an error naming the fix, and
+// nothing is created.
+func TestScratchNeedsCreateDB(t *testing.T) {
+	ctx := context.Background()
+	userURL := testdb.New(t)
+	user, err := brain.Open(ctx, userURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer user.Close()
+	r := make([]byte, 4)
+	rand.Read(r)
+	role := "lme_nocreatedb_" + hex.EncodeToString(r)
+	if _, err := user.Pool.Exec(ctx, "CREATE ROLE "+role+" LOGIN NOCREATEDB"); err != nil {
+		t.Skipf("cannot create a test role here: %v", err)
+	}
+	defer user.Pool.Exec(context.Background(), "DROP ROLE IF EXISTS "+role)
+	u, err := url.Parse(userURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("user", role)
+	u.RawQuery = q.Encode()
+	u.User = nil
+	_, err = NewScratch(ctx, u.String(), ScratchOptions{Settings: user.Settings})
+	if err == nil || !strings.Contains(err.Error(), `ALTER ROLE "`+role+`" CREATEDB`) {
+		t.Fatalf("err = %v, want the CREATEDB fix", err)
+	}
+	var n int
+	if err := user.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_database WHERE datname LIKE '%_longmemeval_%' AND datdba = (SELECT oid FROM pg_roles WHERE rolname = $1)`, role).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d databases created (err %v)", n, err)
+	}
+}
+
+// cancelOnImport interrupts the run while a question is being imported.
+type cancelOnImport struct {
+	*Scratch
+	cancel context.CancelFunc
+}
+
+func (c cancelOnImport) Import(ctx context.Context, docs []ingest.Doc) error {
+	c.cancel()
+	return c.Scratch.Import(ctx, docs)
+}
+
+// An interrupted run still drops its scratch database, with the run's own
+// (cancelled) context.
+func TestDropAfterInterrupt(t *testing.T) {
+	userURL := testdb.New(t)
+	user, err := brain.Open(context.Background(), userURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer user.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, err := NewScratch(ctx, userURL, ScratchOptions{Settings: user.Settings, KeywordOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := ReadFile("testdata/mini.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	_, runErr := Run(ctx, cancelOnImport{s, cancel}, qs, nil, &out, Options{})
+	if runErr == nil || ctx.Err() == nil {
+		t.Fatalf("the run was not interrupted: %v", runErr)
+	}
+	if err := s.Drop(ctx); err != nil {
+		t.Fatalf("dropping after an interrupt: %v", err)
+	}
+	var left bool
+	if err := user.Pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT FROM pg_database WHERE datname = $1)`, s.Name).Scan(&left); err != nil || left {
+		t.Errorf("scratch database %s left behind (err %v)", s.Name, err)
+	}
+}

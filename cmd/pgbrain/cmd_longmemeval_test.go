@@ -1,0 +1,266 @@
+package main
+
+// End-to-end tests of `pgbrain eval longmemeval` (docs/eval-loop.md): the
+// run happens in a scratch database beside the brain named by
+// --database-url, which must be left exactly as it was, with no scratch
+// database behind; the output holds every question once and one summary,
+// also after a resume; --by-type-floor fails the run when a type misses.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgbrain/pgbrain/testdb"
+)
+
+const lmeFixture = "../../client/longmemeval/testdata/mini.json"
+
+// lmeLine is one output line: a question row or the summary.
+type lmeLine struct {
+	SchemaVersion       int      `json:"schema_version"`
+	Kind                string   `json:"kind"`
+	QuestionID          string   `json:"question_id"`
+	Hypothesis          string   `json:"hypothesis"`
+	RetrievedSessionIDs []string `json:"retrieved_session_ids"`
+	RecallAny           *bool    `json:"recall_any"`
+	RecallAll           *bool    `json:"recall_all"`
+	RecallByType        map[string]struct {
+		Hit, Total int
+		Rate       float64
+	} `json:"recall_by_type"`
+	Aggregate struct {
+		Hit, Total int
+		Rate       float64
+	} `json:"aggregate"`
+}
+
+func lmeRead(t *testing.T, path string) []lmeLine {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []lmeLine
+	for _, l := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
+		var x lmeLine
+		if err := json.Unmarshal([]byte(l), &x); err != nil {
+			t.Fatalf("%s: line %q: %v", path, l, err)
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// lmeCheckOutput asserts one row per question in order (as given), no row
+// twice, and exactly one summary, last.
+func lmeCheckOutput(t *testing.T, got []lmeLine, questions ...string) {
+	t.Helper()
+	if len(got) != len(questions)+1 {
+		t.Fatalf("%d lines, want %d questions and a summary: %+v", len(got), len(questions), got)
+	}
+	for i, q := range questions {
+		if got[i].Kind != "" || got[i].QuestionID != q {
+			t.Errorf("line %d = %+v, want question %s", i+1, got[i], q)
+		}
+	}
+	if last := got[len(got)-1]; last.Kind != "by_type_summary" || last.SchemaVersion != 1 {
+		t.Errorf("last line = %+v, want the by_type_summary", last)
+	}
+}
+
+// lmeBrainState is every row of every brain table and sequence of the
+// database at url, as row counts and checksums, plus the BM25 statistics in
+// full. The sequences catch rows written and deleted again.
+func lmeBrainState(t *testing.T, url string) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `
+		SELECT c.oid::regclass::text, c.relkind = 'S' FROM pg_class c
+		WHERE (c.relnamespace = 'brain'::regnamespace AND c.relkind IN ('r', 'p', 'S'))
+		   OR c.oid = 'public.pgbrain_schema_version'::regclass
+		ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type rel struct {
+		Name  string
+		IsSeq bool
+	}
+	rels, err := pgx.CollectRows(rows, pgx.RowToStructByPos[rel])
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := map[string]string{}
+	for _, r := range rels {
+		q := `SELECT count(*), md5(coalesce(string_agg(x::text, E'\n' ORDER BY x::text), '')) FROM %s x`
+		if r.IsSeq {
+			q = `SELECT 1, last_value || ' ' || is_called FROM %s`
+		}
+		var n int64
+		var sum string
+		if err := conn.QueryRow(ctx, fmt.Sprintf(q, r.Name)).Scan(&n, &sum); err != nil {
+			t.Fatal(err)
+		}
+		state[r.Name] = fmt.Sprintf("%d rows, %s", n, sum)
+	}
+	var stats string
+	if err := conn.QueryRow(ctx, `SELECT coalesce(string_agg(lexeme || ':' || doc_freq, ' ' ORDER BY lexeme), '') FROM brain.term_stats`).Scan(&stats); err != nil {
+		t.Fatal(err)
+	}
+	state["term_stats in full"] = stats
+	return state
+}
+
+// lmeScratchLeft lists the scratch databases of the database at url.
+func lmeScratchLeft(t *testing.T, url string) []string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT datname FROM pg_database WHERE starts_with(datname, current_database() || '_longmemeval_')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return left
+}
+
+func TestEvalLongMemEvalRunAndResume(t *testing.T) {
+	url := testdb.New(t)
+	dir := t.TempDir()
+	// The user's brain holds a page of its own, with a slug a session also
+	// gets: the run must neither read nor change it.
+	if _, errOut, code := pgbrain(t, url, "# Biscuit\n\nMy neighbour's dog Biscuit is a poodle.\n", "put", "sessions/answer_dog_1"); code != 0 {
+		t.Fatalf("put: %s", errOut)
+	}
+	before := lmeBrainState(t, url)
+
+	full := filepath.Join(dir, "full.jsonl")
+	_, errOut, code := pgbrain(t, url, "", "eval", "longmemeval", lmeFixture, "--retrieval-only", "--top-k", "5", "--by-type", "--output", full)
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	got := lmeRead(t, full)
+	lmeCheckOutput(t, got, "q-001", "q-002", "q-003_abs", "q-004")
+	for _, r := range got[:4] {
+		if r.Hypothesis != "" {
+			t.Errorf("%s: --retrieval-only wrote a hypothesis %q", r.QuestionID, r.Hypothesis)
+		}
+		if r.QuestionID == "q-003_abs" {
+			if r.RecallAny != nil || r.RecallAll != nil {
+				t.Errorf("abstention question has recall %v/%v, want null", r.RecallAny, r.RecallAll)
+			}
+			continue
+		}
+		if r.RecallAny == nil || !*r.RecallAny || r.RecallAll == nil || !*r.RecallAll {
+			t.Errorf("%s: recall_any %v recall_all %v, want both true at k=5 (retrieved %v)", r.QuestionID, r.RecallAny, r.RecallAll, r.RetrievedSessionIDs)
+		}
+	}
+	if s := got[4]; s.Aggregate.Hit != 3 || s.Aggregate.Total != 3 || len(s.RecallByType) != 3 {
+		t.Errorf("summary = %+v, want 3 of 3 over 3 types", s)
+	}
+	if got[0].RetrievedSessionIDs[0] != "answer_dog_1" {
+		t.Errorf("q-001 retrieved %v, want answer_dog_1 first", got[0].RetrievedSessionIDs)
+	}
+
+	// Resume a run cut off after two questions, into the same file.
+	data, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := filepath.Join(dir, "half.jsonl")
+	firstTwo := strings.SplitAfterN(string(data), "\n", 3)
+	if err := os.WriteFile(half, []byte(firstTwo[0]+firstTwo[1]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := pgbrain(t, url, "", "eval", "longmemeval", lmeFixture, "--retrieval-only", "--top-k", "5", "--by-type",
+		"--resume-from", half, "--output", half); code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, errOut)
+	}
+	resumed := lmeRead(t, half)
+	lmeCheckOutput(t, resumed, "q-001", "q-002", "q-003_abs", "q-004")
+	if resumed[4].Aggregate != got[4].Aggregate {
+		t.Errorf("resumed summary %+v, want %+v as in the full run", resumed[4].Aggregate, got[4].Aggregate)
+	}
+	// Resuming a finished run answers nothing and still ends in one summary.
+	if _, errOut, code := pgbrain(t, url, "", "eval", "longmemeval", lmeFixture, "--retrieval-only", "--by-type",
+		"--resume-from", half, "--output", half); code != 0 {
+		t.Fatalf("resume of a finished run: exit %d: %s", code, errOut)
+	}
+	lmeCheckOutput(t, lmeRead(t, half), "q-001", "q-002", "q-003_abs", "q-004")
+
+	after := lmeBrainState(t, url)
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("the user's brain changed: %s was %s, now %s", k, v, after[k])
+		}
+	}
+	if len(after) != len(before) {
+		t.Errorf("the user's brain has %d tables, had %d", len(after), len(before))
+	}
+	if left := lmeScratchLeft(t, url); len(left) > 0 {
+		t.Errorf("scratch databases left behind: %v", left)
+	}
+}
+
+// lmeMissDataset has one question whose answer session shares no word with
+// the question while a noise session repeats it: at k=1 it is missed.
+const lmeMissDataset = `[{"question_id":"m-1","question_type":"knowledge-update","question":"Which city did I move to?","answer":"Lisbon",
+"haystack_session_ids":["answer_move","noise_move"],"haystack_dates":["2023/01/01","2023/01/02"],
+"haystack_sessions":[[{"role":"user","content":"We relocated to Lisbon last spring."}],
+[{"role":"user","content":"Which city should I move to? I did consider a move to a bigger city."}]],
+"answer_session_ids":["answer_move"]},
+{"question_id":"m-2","question_type":"single-session-user","question":"What breed is my dog Biscuit?","answer":"beagle",
+"haystack_session_ids":["answer_dog","noise_pasta"],"haystack_sessions":[[{"role":"user","content":"My dog Biscuit is a beagle."}],
+[{"role":"user","content":"A pasta recipe with tomatoes, please."}]],"answer_session_ids":["answer_dog"]}]
+`
+
+func TestEvalLongMemEvalByTypeFloor(t *testing.T) {
+	url := testdb.New(t)
+	dataset := filepath.Join(t.TempDir(), "miss.json")
+	if err := os.WriteFile(dataset, []byte(lmeMissDataset), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		floor    string
+		wantCode int
+		wantErr  string
+	}{
+		{"a type below the floor fails the run", "0.9", 1, "recall_any below the floor 0.900 for: knowledge-update 0.000"},
+		{"a floor every type meets passes", "0", 0, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := pgbrain(t, url, "", "eval", "longmemeval", dataset, "--keyword-only", "--retrieval-only", "--top-k", "1", "--by-type-floor", tc.floor)
+			if code != tc.wantCode || !strings.Contains(errOut, tc.wantErr) {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, errOut, tc.wantCode, tc.wantErr)
+			}
+			// The floor implies --by-type: the summary is printed either way.
+			if n := strings.Count(out, `"kind":"by_type_summary"`); n != 1 || strings.Count(out, "\n") != 3 {
+				t.Errorf("stdout has %d summaries in %q", n, out)
+			}
+		})
+	}
+	if left := lmeScratchLeft(t, url); len(left) > 0 {
+		t.Errorf("scratch databases left behind: %v", left)
+	}
+}
