@@ -1,14 +1,17 @@
 -- brain.import_begin() and brain.import_apply(source_id): the bulk write path.
 --
 -- A writer calls import_begin() in a transaction, COPYs rows into the
--- transaction's temporary tables pg_temp.import_pages and pg_temp.import_chunks,
--- then calls import_apply(). A writer may stage the ids it reserved from
--- brain.pages_id_seq and brain.chunks_id_seq, so that concurrent writers
--- still number pages in the import's order; a NULL id takes the next one.
+-- session's temporary tables pg_temp.import_pages and pg_temp.import_chunks,
+-- then calls import_apply(), which lists the pages it added or changed in
+-- pg_temp.import_applied until the transaction ends. A writer may stage the
+-- ids it reserved from brain.pages_id_seq and brain.chunks_id_seq, so that
+-- concurrent writers still number pages in the import's order; a NULL id
+-- takes the next one.
 -- Guarantees: pages whose content_hash is unchanged are not touched (no row
 -- version, no trigger, no re-embedding); a changed page's chunks are replaced
 -- as a whole; new and changed pages are reported separately. Every CHECK
--- on brain.pages and brain.chunks still applies.
+-- on brain.pages and brain.chunks still applies. Staged rows never outlive
+-- their transaction.
 -- The staging tables compress with lz4 where the server has it: they hold
 -- every imported byte once more, and pglz would spend more CPU on them than
 -- the COPY itself.
@@ -20,14 +23,28 @@ BEGIN
 	EXCEPTION WHEN invalid_parameter_value THEN
 		NULL; -- no lz4 in this server: stage with the default compression
 	END;
-	CREATE TEMP TABLE import_pages (
-		id bigint, slug text NOT NULL, title text NOT NULL, type text NOT NULL, body text NOT NULL,
-		timeline text NOT NULL, frontmatter jsonb NOT NULL, content_hash text NOT NULL
-	) ON COMMIT DROP;
-	CREATE TEMP TABLE import_chunks (
-		id bigint, slug text NOT NULL, chunk_index int NOT NULL, chunk_source text NOT NULL,
-		text text NOT NULL, embedding vector
-	) ON COMMIT DROP;
+	-- The staging tables live as long as the session and empty themselves at
+	-- every commit: creating and dropping them per batch cost more than a
+	-- small import itself. A later change to their columns must rename them,
+	-- so that no session keeps using an older shape.
+	IF to_regclass('pg_temp.import_pages') IS NULL THEN
+		CREATE TEMP TABLE import_pages (
+			id bigint, slug text NOT NULL, title text NOT NULL, type text NOT NULL, body text NOT NULL,
+			timeline text NOT NULL, frontmatter jsonb NOT NULL, content_hash text NOT NULL
+		) ON COMMIT DELETE ROWS;
+		CREATE TEMP TABLE import_chunks (
+			id bigint, slug text NOT NULL, chunk_index int NOT NULL, chunk_source text NOT NULL,
+			text text NOT NULL, embedding vector
+		) ON COMMIT DELETE ROWS;
+		CREATE TEMP TABLE import_applied (
+			id bigint NOT NULL, slug text NOT NULL, inserted boolean NOT NULL
+		) ON COMMIT DELETE ROWS;
+	ELSE
+		-- Normally empty already; this covers a second batch in one transaction.
+		DELETE FROM pg_temp.import_pages;
+		DELETE FROM pg_temp.import_chunks;
+		DELETE FROM pg_temp.import_applied;
+	END IF;
 END
 $fn$;
 
@@ -42,7 +59,6 @@ BEGIN
 	WHERE c.page_id = p.id AND p.source_id = p_source AND p.slug = s.slug
 	  AND p.content_hash <> s.content_hash;
 
-	CREATE TEMP TABLE import_applied ON COMMIT DROP AS
 	WITH up AS (
 		INSERT INTO brain.pages AS p (id, source_id, slug, title, type, body, timeline, frontmatter, content_hash)
 		SELECT coalesce(s.id, nextval('brain.pages_id_seq')), p_source, s.slug, s.title, s.type, s.body, s.timeline, s.frontmatter, s.content_hash
@@ -54,7 +70,8 @@ BEGIN
 			WHERE p.content_hash <> EXCLUDED.content_hash
 		RETURNING p.id, p.slug, (p.xmax = 0) AS inserted
 	)
-	SELECT * FROM up;
+	INSERT INTO pg_temp.import_applied (id, slug, inserted)
+	SELECT up.id, up.slug, up.inserted FROM up;
 
 	INSERT INTO brain.chunks (id, page_id, chunk_index, chunk_source, text, embedding)
 	SELECT coalesce(c.id, nextval('brain.chunks_id_seq')), a.id, c.chunk_index, c.chunk_source, c.text, c.embedding
