@@ -162,10 +162,20 @@ type candidate struct {
 // text: same length and offsets, and no Unicode case folding (which would let
 // "K" match the Kelvin sign).
 type finder struct {
-	text  string
-	lower string
-	want  map[string]bool // nil: every kind
-	out   []candidate
+	text    string
+	lower   string
+	want    map[string]bool // nil: every kind
+	out     []candidate
+	hintPos [][]int // positions of each set of hints, once found
+}
+
+// hintsAt returns the ascending positions of the hints of set (see hints)
+// in the text, finding those of every set on first use.
+func (f *finder) hintsAt(set int) []int {
+	if f.hintPos == nil {
+		f.hintPos = hints.find(f.text, f.lower)
+	}
+	return f.hintPos[set]
 }
 
 func (f *finder) wants(kinds ...string) bool {
@@ -186,8 +196,18 @@ func (f *finder) add(start, end int, kind string) {
 	}
 }
 
+func newFinder(text string, want map[string]bool) *finder {
+	return &finder{text: text, lower: asciiLower(text), want: want}
+}
+
 func detect(text string, want map[string]bool) []candidate {
-	f := &finder{text: text, lower: asciiLower(text), want: want}
+	f := newFinder(text, want)
+	f.detect()
+	return f.out
+}
+
+// detect runs every detector f wants and collects candidates in f.out.
+func (f *finder) detect() {
 	// Email, JWT and bearer spans come first: the number scanner treats them
 	// as opaque, exactly as it would treat the marker that replaces them, so
 	// redacting a text is stable under a second pass.
@@ -216,7 +236,6 @@ func detect(text string, want map[string]bool) []candidate {
 	if f.wants(KindDNASequence) {
 		f.dna()
 	}
-	return f.out
 }
 
 // merge sorts candidates and fuses overlapping ones.
@@ -247,17 +266,26 @@ func merge(cs []candidate) []Match {
 }
 
 func asciiLower(s string) string {
-	i := strings.IndexFunc(s, func(r rune) bool { return 'A' <= r && r <= 'Z' })
-	if i < 0 {
+	i := 0
+	for i < len(s) && !isUpper(s[i]) {
+		i++
+	}
+	if i == len(s) {
 		return s
 	}
-	b := []byte(s)
-	for j := i; j < len(b); j++ {
-		if c := b[j]; 'A' <= c && c <= 'Z' {
-			b[j] = c + 'a' - 'A'
+	// Capitals are few: copy the runs between them, into one allocation.
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for ; i < len(s); i++ {
+		if c := s[i]; isUpper(c) {
+			b.WriteString(s[last:i])
+			b.WriteByte(c + 'a' - 'A')
+			last = i + 1
 		}
 	}
-	return string(b)
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }

@@ -2,6 +2,7 @@ package pii
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -16,6 +17,11 @@ type contextRule struct {
 	hints []string // the expression runs only around these
 	re    *regexp.Regexp
 	valid func(value string) bool // value is from the original text
+	// need holds for a window of the original text that can hold a valid
+	// value: one with a digit, or for SWIFT codes a capital. Most windows
+	// around a hint ("tin" in "testing") fail it, and the expression is not
+	// run there.
+	need func(window string) bool
 }
 
 var contextRules = []contextRule{
@@ -24,6 +30,7 @@ var contextRules = []contextRule{
 		hints: []string{"passport"},
 		re:    regexp.MustCompile(`\bpassport` + label + `([a-z0-9]{6,9})\b`),
 		valid: func(v string) bool { return countDigits(v) >= 1 },
+		need:  hasDigit,
 	},
 	{
 		kind:  KindDriversLicense,
@@ -31,12 +38,14 @@ var contextRules = []contextRule{
 		re: regexp.MustCompile(`\b(?:(?:driver(?:'|’)?s?|driving)[ \t]+licen[cs]e` + label +
 			`|dl[ \t]*(?:number|num|nr|no\.?|#)[ \t]*[:#]?[ \t]*)([a-z0-9][a-z0-9\-]{4,19})\b`),
 		valid: func(v string) bool { return countDigits(v) >= 3 },
+		need:  hasDigit,
 	},
 	{
 		kind:  KindNationalID,
 		hints: []string{"insurance", "nino"},
 		re:    regexp.MustCompile(`\b(?:national insurance|nino)` + label + `([a-z]{2} ?\d{2} ?\d{2} ?\d{2} ?[a-d])\b`),
 		valid: func(v string) bool { return true },
+		need:  hasDigit,
 	},
 	{
 		kind:  KindNationalID,
@@ -44,12 +53,14 @@ var contextRules = []contextRule{
 		re: regexp.MustCompile(`\b(?:ein|itin|tin|tax[ \t]+id(?:entification)?|taxpayer[ \t]+id(?:entification)?)` + label +
 			`(\d{2}-\d{7}|\d{3}-\d{2}-\d{4}|\d{9})\b`),
 		valid: func(v string) bool { return strings.Trim(v, "0-") != "" },
+		need:  hasDigit,
 	},
 	{
 		kind:  KindNationalID,
 		hints: []string{"national id", "identity card", "id card"},
 		re:    regexp.MustCompile(`\b(?:national[ \t]+id|identity[ \t]+card|id[ \t]+card)` + label + `([a-z0-9]{6,12})\b`),
 		valid: func(v string) bool { return countDigits(v) >= 4 },
+		need:  hasDigit,
 	},
 	{
 		kind:  KindBankAccount,
@@ -57,18 +68,21 @@ var contextRules = []contextRule{
 		re: regexp.MustCompile(`\b(?:(?:bank|checking|savings|chequing|current)[ \t]+(?:account|acct)` + label +
 			`|(?:account|acct)[ \t]*(?:number|num|nr|no\.?|#)[ \t]*[:#]?[ \t]*|(?:acct|a/c)[ \t]*[:#]?[ \t]*)(\d(?:[ \-]?\d){5,16})\b`),
 		valid: func(v string) bool { return strings.Trim(v, "0 -") != "" },
+		need:  hasDigit,
 	},
 	{
 		kind:  KindRoutingNumber,
 		hints: []string{"routing", "aba", "rtn"},
 		re:    regexp.MustCompile(`\b(?:routing|aba|rtn)(?:[ \t]+transit)?` + label + `(\d{9})\b`),
 		valid: abaValid,
+		need:  hasDigit,
 	},
 	{
 		kind:  KindRoutingNumber,
 		hints: []string{"sort code"},
 		re:    regexp.MustCompile(`\bsort[ \t]+code` + label + `(\d{2}-\d{2}-\d{2}|\d{6})\b`),
 		valid: func(v string) bool { return true },
+		need:  hasDigit,
 	},
 	{
 		kind:  KindSWIFT,
@@ -77,19 +91,26 @@ var contextRules = []contextRule{
 		// Written in capitals in practice; lower-case words after "swift"
 		// ("swift language") are prose.
 		valid: func(v string) bool { return strings.ToUpper(v) == v },
+		need:  hasUpper,
 	},
 }
+
+func hasDigit(s string) bool { return strings.IndexAny(s, "0123456789") >= 0 }
+
+func hasUpper(s string) bool { return strings.IndexAny(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") >= 0 }
 
 // contextWindow covers a label (hints sit at most a word or two into it)
 // and its value.
 var contextWindow = window{before: 24, after: 64, extend: isWordByte}
 
 func (f *finder) identifiers() {
-	for _, r := range contextRules {
+	for i, r := range contextRules {
 		if !f.wants(r.kind) {
 			continue
 		}
-		for _, m := range findAll(r.re, f.lower, contextWindow.spans(f.lower, r.hints)) {
+		spans := slices.DeleteFunc(contextWindow.around(f.lower, f.hintsAt(hintContext+i)),
+			func(sp [2]int) bool { return !r.need(f.text[sp[0]:sp[1]]) })
+		for _, m := range findAll(r.re, f.lower, spans) {
 			s, e := m[len(m)-2], m[len(m)-1]
 			if s >= 0 && r.valid(f.text[s:e]) {
 				f.add(s, e, r.kind)

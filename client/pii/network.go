@@ -9,15 +9,15 @@ import (
 // separators, validated by shape and, for IPv6, by netip.
 func (f *finder) network() {
 	l := f.lower
-	if f.wants(KindIPAddress) && strings.Contains(l, ":") {
-		eachRun(l, func(c byte) bool { return isHex(c) || c == ':' }, func(s, e int) {
+	if f.wants(KindIPAddress) {
+		eachRunWith(l, ":", func(c byte) bool { return isHex(c) || c == ':' }, func(s, e int) {
 			if f.ipv6(s, e) {
 				f.add(s, e, KindIPAddress)
 			}
 		})
 	}
-	if f.wants(KindMACAddress) && strings.ContainsAny(l, ":-") {
-		eachRun(l, func(c byte) bool { return isHex(c) || c == ':' || c == '-' }, func(s, e int) {
+	if f.wants(KindMACAddress) {
+		eachRunWith(l, ":-", func(c byte) bool { return isHex(c) || c == ':' || c == '-' }, func(s, e int) {
 			if e-s == 17 && mac(l[s:e]) && !isAlnum(at(l, s-1)) && !isAlnum(at(l, e)) {
 				f.add(s, e, KindMACAddress)
 			}
@@ -25,7 +25,7 @@ func (f *finder) network() {
 	}
 }
 
-func isHex(c byte) bool { return isDigit(c) || ('a' <= c && c <= 'f') }
+func isHex(c byte) bool { return isDigit(c) || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F') }
 
 // at returns s[i], or 0 outside s.
 func at(s string, i int) byte {
@@ -35,19 +35,25 @@ func at(s string, i int) byte {
 	return s[i]
 }
 
-// eachRun calls fn with the bounds of every maximal run of bytes in s for
-// which in holds.
-func eachRun(s string, in func(byte) bool, fn func(start, end int)) {
-	for i := 0; i < len(s); {
-		if !in(s[i]) {
-			i++
-			continue
+// eachRunWith calls fn with the bounds of every maximal run of bytes in s for
+// which in holds and that contains one of the bytes in seps (for which in
+// must hold). Both addresses need a separator, and looking for separators
+// first skips the hex-looking words of ordinary text.
+func eachRunWith(s, seps string, in func(byte) bool, fn func(start, end int)) {
+	for from := 0; from < len(s); {
+		k := strings.IndexAny(s[from:], seps)
+		if k < 0 {
+			return
 		}
-		start := i
-		for i < len(s) && in(s[i]) {
-			i++
+		start, end := from+k, from+k+1
+		for start > from && in(s[start-1]) {
+			start--
 		}
-		fn(start, i)
+		for end < len(s) && in(s[end]) {
+			end++
+		}
+		fn(start, end)
+		from = end
 	}
 }
 

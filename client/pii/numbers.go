@@ -14,14 +14,19 @@ type group struct{ s, e int }
 // regular expression per format: a greedy expression that over-reaches (a
 // phone number followed by more digits) hides the real match, and windows
 // over digit groups see every alignment in linear time.
+//
+// In query mode (see FindForRedaction) the same scanner reads numbers as
+// people type them into a search box: gaps may hold no-break spaces and
+// Unicode dashes, and a dash glues a number to a word ("ORD-12345").
 type numScan struct {
 	f      *finder
-	opaque []bool // bytes inside email, JWT and bearer detections
+	opaque []bool // bytes inside email, JWT and bearer detections; nil when none
 	g      []group
+	query  bool
 }
 
-func (f *finder) numbers(opaque []bool) {
-	n := &numScan{f: f, opaque: opaque}
+func newNumScan(f *finder, opaque []bool, query bool) *numScan {
+	n := &numScan{f: f, opaque: opaque, query: query}
 	t := f.text
 	for i := 0; i < len(t); {
 		if !isDigit(t[i]) || n.hidden(i) {
@@ -34,6 +39,11 @@ func (f *finder) numbers(opaque []bool) {
 		}
 		n.g = append(n.g, group{s, i})
 	}
+	return n
+}
+
+func (f *finder) numbers(opaque []bool) {
+	n := newNumScan(f, opaque, false)
 	card, phone, ssn := f.wants(KindCard), f.wants(KindPhone), f.wants(KindSSN)
 	ip, coord := f.wants(KindIPAddress), f.wants(KindCoordinates)
 	for i := range n.g {
@@ -74,19 +84,22 @@ func (n *numScan) digitAt(i int) bool {
 
 // leftBlocked reports that the number starting at pos is glued to a word
 // ("ID415-555-0132", "v1.2.3.4") or continues a longer number ("12-" or "3."
-// before it). The tests are symmetric with rightBlocked, so two numbers glued
-// by a dash or dot block each other rather than one surviving and the other
-// appearing only after redaction; and since opaque bytes count as neither
-// letters nor digits, a neighbouring email or token blocks nothing, exactly
-// like the marker that replaces it.
+// before it), and in query mode also a code ("ORD-" before it). The tests
+// are symmetric with rightBlocked, so two numbers glued by a dash or dot
+// block each other rather than one surviving and the other appearing only
+// after redaction; and since opaque bytes count as neither letters nor
+// digits, a neighbouring email or token blocks nothing, exactly like the
+// marker that replaces it.
 func (n *numScan) leftBlocked(pos int) bool {
 	c := n.at(pos - 1)
-	return n.wordAt(pos-1) || ((c == '-' || c == '.') && n.digitAt(pos-2))
+	return n.wordAt(pos-1) || ((c == '-' || c == '.') && n.digitAt(pos-2)) ||
+		(n.query && c == '-' && n.wordAt(pos-2))
 }
 
 func (n *numScan) rightBlocked(pos int) bool {
 	c := n.at(pos)
-	return n.wordAt(pos) || ((c == '-' || c == '.') && n.digitAt(pos+1))
+	return n.wordAt(pos) || ((c == '-' || c == '.') && n.digitAt(pos+1)) ||
+		(n.query && c == '-' && n.wordAt(pos+1))
 }
 
 // wordAt reports an ASCII letter or underscore at i.
@@ -96,7 +109,8 @@ func (n *numScan) wordAt(i int) bool {
 }
 
 // gap returns the text between group i and group i+1 when it is short and
-// holds nothing opaque.
+// holds nothing opaque. In query mode no-break spaces and Unicode dashes are
+// folded to ' ' and '-'.
 func (n *numScan) gap(i int) (string, bool) {
 	if i+1 >= len(n.g) {
 		return "", false
@@ -110,6 +124,9 @@ func (n *numScan) gap(i int) (string, bool) {
 			return "", false
 		}
 	}
+	if n.query {
+		return foldSeparators(n.f.text[s:e]), true
+	}
 	return n.f.text[s:e], true
 }
 
@@ -122,12 +139,14 @@ func (n *numScan) digits(i int) string {
 // by one kind of separator (4-4-4-4, 4-6-5, 4-4-4-4-3 ...). The first digit
 // must be 2-6 (Mastercard, Amex, Diners, JCB, Visa, Discover, UnionPay,
 // Maestro): it keeps ISBNs, millisecond timestamps and other long numbers out.
+// The separator is a space or dash; in query mode also a dot (and what gap
+// folds), while solid numbers are left to the plain scan.
 func (n *numScan) card(i int) {
 	g, t := n.g[i], n.f.text
 	if t[g.s] < '2' || t[g.s] > '6' || n.leftBlocked(g.s) || n.at(g.s-1) == '+' {
 		return
 	}
-	if l := n.size(i); l >= 13 && l <= 19 {
+	if l := n.size(i); !n.query && l >= 13 && l <= 19 {
 		if luhn(t[g.s:g.e]) && !n.rightBlocked(g.e) {
 			n.f.add(g.s, g.e, KindCard)
 		}
@@ -137,7 +156,7 @@ func (n *numScan) card(i int) {
 		return
 	}
 	sep, ok := n.gap(i)
-	if !ok || (sep != " " && sep != "-") {
+	if !ok || (sep != " " && sep != "-" && (!n.query || sep != ".")) {
 		return
 	}
 	var buf [19]byte
@@ -164,38 +183,45 @@ func (n *numScan) card(i int) {
 // plainSep reports a single space, dash or dot.
 func plainSep(s string) bool { return s == "-" || s == "." || s == " " }
 
-// nanp matches a North American number (AAA) EEE-NNNN at groups i..i+2.
-// Area code and exchange cannot start with 0 or 1. checkLeft is false when a
-// "+1" or "1-" prefix has already been accounted for.
-func (n *numScan) nanp(i int, checkLeft bool) (start, end int, ok bool) {
+// nanpAt matches the shape of a North American number at groups i..i+2,
+// (AAA) EEE-NNNN, AAA-EEE-NNNN, AAA.EEE.NNNN or AAA EEE NNNN, with nothing
+// glued to its end. The area code cannot start with 0 or 1, nor can the
+// exchange unless anyExchange (555-123-4567 is how people write a number in
+// a query). start is at the parenthesis, if any; what comes before is the
+// caller's to judge.
+func (n *numScan) nanpAt(i int, anyExchange bool) (start, end int, paren, ok bool) {
 	if i+2 >= len(n.g) || n.size(i) != 3 || n.size(i+1) != 3 || n.size(i+2) != 4 {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
 	t := n.f.text
-	if t[n.g[i].s] < '2' || t[n.g[i+1].s] < '2' {
-		return 0, 0, false
+	if t[n.g[i].s] < '2' || (!anyExchange && t[n.g[i+1].s] < '2') {
+		return 0, 0, false, false
 	}
 	g1, ok1 := n.gap(i)
 	g2, ok2 := n.gap(i + 1)
 	if !ok1 || !ok2 || !plainSep(g2) {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
 	start = n.g[i].s
 	switch {
-	case n.at(start-1) == '(' && (g1 == ")" || g1 == ") " || g1 == ")-" || g1 == ")."):
+	case n.at(start-1) == '(' && (g1 == ")" || (len(g1) == 2 && g1[0] == ')' && plainSep(g1[1:]))):
 		start--
-		if checkLeft && n.wordAt(start-1) {
-			return 0, 0, false
-		}
-	case plainSep(g1):
-		if checkLeft && n.leftBlocked(start) {
-			return 0, 0, false
-		}
-	default:
-		return 0, 0, false
+		paren = true
+	case !plainSep(g1):
+		return 0, 0, false, false
 	}
 	end = n.g[i+2].e
 	if n.rightBlocked(end) {
+		return 0, 0, false, false
+	}
+	return start, end, paren, true
+}
+
+// nanp matches a North American number at groups i..i+2. checkLeft is
+// false when a "+1" or "1-" prefix has already been accounted for.
+func (n *numScan) nanp(i int, checkLeft bool) (start, end int, ok bool) {
+	start, end, paren, ok := n.nanpAt(i, false)
+	if !ok || (checkLeft && paren && n.wordAt(start-1)) || (checkLeft && !paren && n.leftBlocked(start)) {
 		return 0, 0, false
 	}
 	return start, end, true
@@ -237,24 +263,31 @@ func (n *numScan) phone(i int) {
 		return
 	}
 	// E.164: country code plus subscriber number, 8 to 15 digits in all.
-	total, best := n.size(i), -1
-	if total >= 8 && total <= 15 && !n.rightBlocked(g.e) {
-		best = i
+	if best := n.intlRun(i, 0, 8); best >= 0 {
+		n.f.add(g.s-1, n.g[best].e, KindPhone)
 	}
-	for j := i + 1; j < len(n.g) && j-i < 8; j++ {
-		if gp, ok := n.gap(j - 1); !ok || !intlGap(gp) {
-			break
+}
+
+// intlRun returns the last group of the longest international number
+// starting at group i, or -1: groups split by intlGap, minDigits to 15
+// digits in all (E.164), not counting the first skip digits (an "00"
+// prefix), and nothing glued to the end.
+func (n *numScan) intlRun(i, skip, minDigits int) int {
+	total, best := -skip, -1
+	for j := i; j < len(n.g) && j-i < 8; j++ {
+		if j > i {
+			if gp, ok := n.gap(j - 1); !ok || !intlGap(gp) {
+				break
+			}
 		}
 		if total += n.size(j); total > 15 {
 			break
 		}
-		if total >= 8 && !n.rightBlocked(n.g[j].e) {
+		if total >= minDigits && !n.rightBlocked(n.g[j].e) {
 			best = j
 		}
 	}
-	if best >= 0 {
-		n.f.add(g.s-1, n.g[best].e, KindPhone)
-	}
+	return best
 }
 
 // ssn accepts AAA-GG-SSSS on its own, and AAA GG SSSS or AAAGGSSSS only
@@ -271,19 +304,28 @@ func (n *numScan) ssn(i int) {
 		}
 		return
 	}
-	if i+2 >= len(n.g) || n.size(i) != 3 || n.size(i+1) != 2 || n.size(i+2) != 4 {
+	sep, end, ok := n.ssnGroups(i)
+	if !ok || !ssnValid(n.digits(i), n.digits(i+1), n.digits(i+2)) {
 		return
+	}
+	if sep == "-" || (sep == " " && n.ssnContext(g.s)) {
+		n.f.add(g.s, end, KindSSN)
+	}
+}
+
+// ssnGroups matches groups of three, two and four digits from group i split
+// twice by the same separator, with nothing glued to the end.
+func (n *numScan) ssnGroups(i int) (sep string, end int, ok bool) {
+	if i+2 >= len(n.g) || n.size(i) != 3 || n.size(i+1) != 2 || n.size(i+2) != 4 {
+		return "", 0, false
 	}
 	g1, ok1 := n.gap(i)
 	g2, ok2 := n.gap(i + 1)
-	end := n.g[i+2].e
-	if !ok1 || !ok2 || g1 != g2 || n.rightBlocked(end) ||
-		!ssnValid(n.digits(i), n.digits(i+1), n.digits(i+2)) {
-		return
+	end = n.g[i+2].e
+	if !ok1 || !ok2 || g1 != g2 || n.rightBlocked(end) {
+		return "", 0, false
 	}
-	if g1 == "-" || (g1 == " " && n.ssnContext(g.s)) {
-		n.f.add(g.s, end, KindSSN)
-	}
+	return g1, end, true
 }
 
 // ssnContext reports whether the text just before pos names an SSN, as in

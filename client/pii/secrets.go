@@ -2,6 +2,7 @@ package pii
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -31,6 +32,38 @@ var secretAssignRE = regexp.MustCompile(`\b(?:[a-z0-9]+[_\-])*(password|passwd|p
 
 var secretHints = []string{"pass", "pwd", "secret", "key", "token"}
 
+// secretNameEnds are the endings of every name secretAssignRE accepts; each
+// starts with one of secretHints.
+var secretNameEnds = []string{"password", "passwd", "passphrase", "pwd", "secret", "key", "token"}
+
+// assignmentIn reports whether the window sp of lower can hold a match of
+// secretAssignRE: at one of the hint positions at in it, a name ending is
+// followed by an optional quote, blanks and ':' or '=' inside the window.
+// Prose mentions keys and tokens far more often than it assigns them, and
+// this spares the expression those windows.
+func assignmentIn(lower string, at []int, sp [2]int) bool {
+	i, _ := slices.BinarySearch(at, sp[0])
+	for ; i < len(at) && at[i] < sp[1]; i++ {
+		w := lower[at[i]:sp[1]]
+		for _, end := range secretNameEnds {
+			if !strings.HasPrefix(w, end) {
+				continue
+			}
+			p := len(end)
+			if p < len(w) && (w[p] == '"' || w[p] == '\'') {
+				p++
+			}
+			for p < len(w) && (w[p] == ' ' || w[p] == '\t') {
+				p++
+			}
+			if p < len(w) && (w[p] == ':' || w[p] == '=') {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // urlPasswordRE finds the password in scheme://user:password@host.
 var urlPasswordRE = regexp.MustCompile(`[a-z][a-z0-9+.\-]*://[^\s/:@]*:([^\s/@]+)@`)
 
@@ -41,6 +74,22 @@ var placeholders = map[string]bool{
 	"nil": true, "true": true, "false": true, "required": true, "optional": true,
 	"string": true, "example": true, "xxx": true, "xxxx": true, "...": true,
 }
+
+// The sets in hints, the index secrets and identifiers share: one pass over
+// the text finds the hints of all of them.
+const (
+	hintAPIKey  = iota
+	hintSecret  // secretHints
+	hintContext // the first of contextRules' hints, in order
+)
+
+var hints = func() *hintIndex {
+	sets := []hintSet{{hints: apiKeyHints, exact: true}, {hints: secretHints}}
+	for _, r := range contextRules {
+		sets = append(sets, hintSet{hints: r.hints})
+	}
+	return newHintIndex(sets...)
+}()
 
 var (
 	// keyWindow covers a vendor key: it starts at its hint and runs to the
@@ -56,7 +105,7 @@ var (
 func (f *finder) secrets() {
 	t, lower := f.text, f.lower
 	if f.wants(KindAPIKey) {
-		for _, m := range findAll(apiKeyRE, t, keyWindow.spans(t, apiKeyHints)) {
+		for _, m := range findAll(apiKeyRE, t, keyWindow.around(t, f.hintsAt(hintAPIKey))) {
 			key := t[m[0]:m[1]]
 			// A long hyphenated word after "sk-" is prose; real keys are random
 			// and all but certain to hold a digit.
@@ -69,7 +118,10 @@ func (f *finder) secrets() {
 		f.privateKeys()
 	}
 	if f.wants(KindSecret) {
-		for _, m := range findAll(secretAssignRE, lower, assignWindow.spans(lower, secretHints)) {
+		at := f.hintsAt(hintSecret)
+		spans := slices.DeleteFunc(assignWindow.around(lower, at),
+			func(sp [2]int) bool { return !assignmentIn(lower, at, sp) })
+		for _, m := range findAll(secretAssignRE, lower, spans) {
 			name := lower[m[2]:m[3]]
 			for g := 4; g <= 8; g += 2 {
 				if m[g] < 0 {

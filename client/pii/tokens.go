@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // fileExtensions end asset names such as icon@2x.png; none is a real TLD.
@@ -41,7 +43,6 @@ func (f *finder) tokens() []bool {
 // in a label of two or more letters, so user@localhost and handles such as
 // @scope/pkg are not addresses. Asset names such as icon@2x.png are skipped.
 func (f *finder) emails(spans []candidate) []candidate {
-	notExtension := func(tld string) bool { return !fileExtensions[asciiLower(tld)] }
 	for _, m := range emailSpans(f.text, notExtension) {
 		start, end := m[0], m[1]
 		// A dot cannot start a local part; it is punctuation before the address.
@@ -80,7 +81,7 @@ func emailSpans(t string, tld func(string) bool) [][2]int {
 		for start > prevEnd && isLocalChar(t[start-1]) {
 			start--
 		}
-		end := domainEnd(t, at+1, tld)
+		end := domainEnd(t, at+1, false, tld)
 		if start == at || end < 0 {
 			continue
 		}
@@ -89,33 +90,60 @@ func emailSpans(t string, tld func(string) bool) [][2]int {
 	}
 }
 
+func notExtension(tld string) bool { return !fileExtensions[asciiLower(tld)] }
+
 func isLocalChar(c byte) bool {
 	return isAlnum(c) || strings.IndexByte("._%+-", c) >= 0
 }
 
 func isLabelChar(c byte) bool { return isAlnum(c) || c == '-' }
 
+// labelWidth returns the width of the domain-label character at t[p], or 0:
+// ASCII letters, digits and '-', and in query mode letters, digits and marks
+// of any script.
+func labelWidth(t string, p int, query bool) int {
+	if c := t[p]; c < utf8.RuneSelf {
+		if isLabelChar(c) {
+			return 1
+		}
+		return 0
+	}
+	if !query {
+		return 0
+	}
+	r, size := utf8.DecodeRuneInString(t[p:])
+	if r == utf8.RuneError || !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)) {
+		return 0
+	}
+	return size
+}
+
 // domainEnd returns the end of the longest domain starting at p: labels
 // joined by dots whose last label (at least the second) starts with two or
 // more letters accepted by tld, the letters being the top-level domain. It
-// returns -1 when there is none.
-func domainEnd(t string, p int, tld func(string) bool) int {
+// returns -1 when there is none. In query mode labels and top-level domains
+// may be letters of any script (bücher.de, 例子.广告), and an address literal
+// (postmaster@[192.0.2.1]) stands for a domain.
+func domainEnd(t string, p int, query bool, tld func(string) bool) int {
+	if query && p < len(t) && t[p] == '[' {
+		return addressLiteralEnd(t, p)
+	}
 	end := -1
 	for label := 0; ; label++ {
 		q := p
-		for q < len(t) && isLabelChar(t[q]) {
-			q++
+		for q < len(t) {
+			w := labelWidth(t, q, query)
+			if w == 0 {
+				break
+			}
+			q += w
 		}
 		if q == p {
 			return end
 		}
 		if label > 0 {
-			l := p
-			for l < q && isAlpha(t[l]) {
-				l++
-			}
-			if l-p >= 2 && tld(t[p:l]) {
-				end = l
+			if e := tldEnd(t[:q], p, query, tld); e >= 0 {
+				end = e
 			}
 		}
 		if q >= len(t) || t[q] != '.' {
@@ -123,6 +151,27 @@ func domainEnd(t string, p int, tld func(string) bool) int {
 		}
 		p = q + 1
 	}
+}
+
+// tldEnd returns the end of the top-level domain at the start of t[p:]: two
+// or more ASCII letters accepted by tld or, in query mode, two or more
+// letters of another script (.рф, .中国). Scripts do not mix, so
+// "example.jpです" ends at "jp".
+func tldEnd(t string, p int, query bool, tld func(string) bool) int {
+	if isAlpha(t[p]) {
+		l := p
+		for l < len(t) && isAlpha(t[l]) {
+			l++
+		}
+		if l-p >= 2 && tld(t[p:l]) {
+			return l
+		}
+		return -1
+	}
+	if !query {
+		return -1
+	}
+	return unicodeTLDEnd(t, p)
 }
 
 func (f *finder) bearers(spans []candidate) []candidate {
@@ -142,20 +191,10 @@ func (f *finder) bearers(spans []candidate) []candidate {
 			continue
 		}
 		start := p
-		for p < len(t) && isTokenChar(t[p]) {
-			p++
-		}
-		if p == start {
+		if p >= len(t) || !isTokenChar(t[p]) {
 			continue
 		}
-		for p < len(t) && t[p] == '=' {
-			p++
-		}
-		end := p
-		// A trailing full stop ends the sentence, not the token.
-		for end > start && t[end-1] == '.' {
-			end--
-		}
+		end := tokenEnd(t, start)
 		if end-start >= 16 && secretLooking(t[start:end]) {
 			spans = append(spans, candidate{start, end, KindBearer})
 			from = end
@@ -170,51 +209,88 @@ func isTokenChar(c byte) bool {
 	return isAlnum(c) || strings.IndexByte("-._~+/", c) >= 0
 }
 
+// tokenEnd returns the end of the b64token starting at p, with its '='
+// padding but without trailing full stops, which end the sentence, not the
+// token.
+func tokenEnd(t string, p int) int {
+	start := p
+	for p < len(t) && isTokenChar(t[p]) {
+		p++
+	}
+	for p < len(t) && t[p] == '=' {
+		p++
+	}
+	for p > start && t[p-1] == '.' {
+		p--
+	}
+	return p
+}
+
 // secretLooking tells a generated token from an English word: words have no
 // digits, no capitals after the first letter and none of _~+/=.
 func secretLooking(tok string) bool {
+	special, _, innerUpper := tokenTraits(tok)
+	return special || innerUpper
+}
+
+// tokenTraits reports what sets a generated token apart from a word: a digit
+// or one of _~+/= (special), a lower-case letter, a capital after the first
+// byte.
+func tokenTraits(tok string) (special, lower, innerUpper bool) {
 	for i := 0; i < len(tok); i++ {
-		c := tok[i]
-		if isDigit(c) || (i > 0 && isUpper(c)) || strings.IndexByte("_~+/=", c) >= 0 {
-			return true
+		switch c := tok[i]; {
+		case isDigit(c) || strings.IndexByte("_~+/=", c) >= 0:
+			special = true
+		case isLowerByte(c):
+			lower = true
+		case i > 0 && isUpper(c):
+			innerUpper = true
 		}
 	}
-	return false
+	return special, lower, innerUpper
 }
 
 func isB64URL(c byte) bool { return isAlnum(c) || c == '-' || c == '_' }
 
-// jwts finds compact JWS (three segments) and JWE (five) tokens by walking
-// runs of base64url characters separated by single dots.
+// jwts finds compact JWS (three segments) and JWE (five) tokens.
 func (f *finder) jwts(spans []candidate) []candidate {
-	t := f.text
-	if !strings.Contains(t, "ey") {
-		return spans
-	}
-	for i := 0; i < len(t); {
-		if !isB64URL(t[i]) {
-			i++
-			continue
+	eachJWT(f.text, "ey", func(hs, he int) (int, bool) {
+		end, ok := jwtFrom(f.text, hs, he)
+		if ok {
+			spans = append(spans, candidate{hs, end, KindJWT})
 		}
-		runStart := i
-		for i < len(t) && isB64URL(t[i]) {
-			i++
+		return end, ok
+	})
+	return spans
+}
+
+// eachJWT calls token with the bounds of every maximal run of base64url
+// characters in t that starts with prefix and is followed by a dot: a
+// possible header. When token accepts, the walk resumes at the end it
+// returns. Runs are found from occurrences of prefix, so text without it
+// costs one search.
+func eachJWT(t, prefix string, token func(hs, he int) (end int, ok bool)) {
+	for from := 0; ; {
+		k := strings.Index(t[from:], prefix)
+		if k < 0 {
+			return
 		}
-		if i >= len(t) || t[i] != '.' {
-			continue
+		hs, he := from+k, from+k+len(prefix)
+		for he < len(t) && isB64URL(t[he]) {
+			he++
 		}
+		from = he
 		// The header is a whole run: nothing that is redacted can end right
 		// before "ey" inside a run (emails and tokens would absorb the
 		// letters, numbers are blocked by them), so a second pass never sees
 		// a header the first did not.
-		if strings.HasPrefix(t[runStart:i], "ey") {
-			if end, ok := jwtFrom(t, runStart, i); ok {
-				spans = append(spans, candidate{runStart, end, KindJWT})
-				i = end
-			}
+		if (hs > 0 && isB64URL(t[hs-1])) || he >= len(t) || t[he] != '.' {
+			continue
+		}
+		if end, ok := token(hs, he); ok {
+			from = end
 		}
 	}
-	return spans
 }
 
 // jwtFrom validates a token whose header is t[hs:he] (t[he] is '.') and

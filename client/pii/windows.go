@@ -65,6 +65,79 @@ func (w window) around(text string, at []int) [][2]int {
 	return out
 }
 
+// hintIndex finds where the literal hints of several sets occur in a text
+// in a single pass; looking for each hint in turn reads the text once per
+// hint, dozens of times. Hints are found in the lower-cased text, and exact
+// ones are then checked against the original.
+type hintIndex struct {
+	pairs [1 << 16]uint8 // a hint's first two bytes, lower-cased → 1 + index into refs
+	refs  [][]hintRef
+	sets  int
+}
+
+type hintRef struct {
+	hint  string // as matched: lower-case, or as written when exact
+	exact bool   // match the original text, case-sensitively
+	set   int
+}
+
+// hintSet is one set of hints for newHintIndex.
+type hintSet struct {
+	hints []string
+	exact bool
+}
+
+// newHintIndex indexes sets of hints of at least two bytes; find reports
+// positions per set, in the order given.
+func newHintIndex(sets ...hintSet) *hintIndex {
+	x := &hintIndex{sets: len(sets)}
+	for i, set := range sets {
+		for _, h := range set.hints {
+			if len(h) < 2 {
+				panic("pii: hint shorter than two bytes: " + h)
+			}
+			l := asciiLower(h)
+			if !set.exact {
+				h = l
+			}
+			key := uint16(l[0])<<8 | uint16(l[1])
+			if x.pairs[key] == 0 {
+				if len(x.refs) == 255 {
+					panic("pii: too many hint prefixes")
+				}
+				x.refs = append(x.refs, nil)
+				x.pairs[key] = uint8(len(x.refs))
+			}
+			r := x.pairs[key] - 1
+			x.refs[r] = append(x.refs[r], hintRef{hint: h, exact: set.exact, set: i})
+		}
+	}
+	return x
+}
+
+// find returns, for each set, the ascending positions where one of its
+// hints starts in text (a position twice when two hints start there).
+// lower is asciiLower(text).
+func (x *hintIndex) find(text, lower string) [][]int {
+	out := make([][]int, x.sets)
+	for i := 0; i+1 < len(lower); i++ {
+		r := x.pairs[uint16(lower[i])<<8|uint16(lower[i+1])]
+		if r == 0 {
+			continue
+		}
+		for _, h := range x.refs[r-1] {
+			src := lower
+			if h.exact {
+				src = text
+			}
+			if strings.HasPrefix(src[i:], h.hint) {
+				out[h.set] = append(out[h.set], i)
+			}
+		}
+	}
+	return out
+}
+
 // findAll runs re over text within spans and returns absolute submatch
 // indices.
 func findAll(re *regexp.Regexp, text string, spans [][2]int) [][]int {

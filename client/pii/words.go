@@ -16,19 +16,26 @@ type wordScan struct {
 }
 
 func splitWords(lower string) []word {
-	var ws []word
-	for i := 0; i < len(lower); {
-		if !isLowerAlnum(lower[i]) {
-			i++
-			continue
-		}
-		s := i
-		for i < len(lower) && isLowerAlnum(lower[i]) {
-			i++
-		}
-		ws = append(ws, word{s, i})
+	// Prose averages a word per six bytes or so; starting near that size
+	// saves most of the growing.
+	ws := make([]word, 0, len(lower)/8+1)
+	for s, e := runAt(lower, 0, isLowerAlnum); s < len(lower); s, e = runAt(lower, e, isLowerAlnum) {
+		ws = append(ws, word{s, e})
 	}
 	return ws
+}
+
+// runAt returns the bounds of the first maximal run of bytes of s at or
+// after i for which in holds; start is len(s) when there is none.
+func runAt(s string, i int, in func(byte) bool) (start, end int) {
+	for i < len(s) && !in(s[i]) {
+		i++
+	}
+	start = i
+	for i < len(s) && in(s[i]) {
+		i++
+	}
+	return start, i
 }
 
 func isLowerAlnum(c byte) bool { return isDigit(c) || isLowerByte(c) }

@@ -1,48 +1,27 @@
-package scrub
+package pii
 
 import (
-	"sort"
+	"slices"
 	"strings"
 )
 
-// group is a run of ASCII digits, [s,e).
-type group struct{ s, e int }
+// Query-mode number rules, used by FindForRedaction on top of the plain
+// scan: national numbers with a trunk 0 (020 7946 0958, 03-1234-5678,
+// 01 23 45 67 89), "00" international prefixes, parenthesised area codes
+// ((02) 9876 5432), North American numbers whose exchange starts with 0 or 1
+// (555-123-4567), "+1" numbers the plain scan gives up on, Chinese and Indian
+// mobile groupings, numbers after a phone word ("call me at 555-0199"), SSNs
+// after their label with any separator, and cards grouped with dots,
+// no-break spaces or en dashes. Like the plain rules they look at no more
+// than eight groups from any start, so the scan stays linear.
 
-// numScan finds the phone, SSN and card formats pii does not: national
-// numbers with a trunk 0 (020 7946 0958, 03-1234-5678, 01 23 45 67 89),
-// "00" international prefixes, parenthesised area codes ((02) 9876 5432),
-// North American numbers whose exchange starts with 0 or 1 (555-123-4567),
-// "+1" numbers pii gives up on, Chinese and Indian mobile groupings, numbers
-// after a phone word ("call me at 555-0199"), SSNs after their label with any
-// separator, and cards grouped with dots, no-break spaces or en dashes. It
-// works on runs of digits and the short gaps between them, like pii's, and
-// looks at no more than eight groups from any start, so it is linear.
-type numScan struct {
-	t, lower string
-	opaque   []bool // bytes inside other detections; nil when there are none
-	g        []group
-	x        *extra
-}
-
-func (x *extra) numbers(opaque []bool) {
-	n := &numScan{t: x.text, lower: x.lower, opaque: opaque, x: x}
-	t := n.t
-	for i := 0; i < len(t); {
-		if !isDigit(t[i]) || n.hidden(i) {
-			i++
-			continue
-		}
-		s := i
-		for i < len(t) && isDigit(t[i]) && !n.hidden(i) {
-			i++
-		}
-		n.g = append(n.g, group{s, i})
-	}
+func (f *finder) queryNumbers(opaque []bool) {
+	n := newNumScan(f, opaque, true)
 	if len(n.g) == 0 {
 		return
 	}
 	for i := range n.g {
-		n.nanp(i)
+		n.queryNANP(i)
 		n.international(i)
 		n.bareInternational(i)
 		n.national(i)
@@ -50,60 +29,6 @@ func (x *extra) numbers(opaque []bool) {
 		n.card(i)
 	}
 	n.labelled()
-}
-
-func (n *numScan) hidden(i int) bool { return n.opaque != nil && n.opaque[i] }
-
-// at returns the byte at i, or -1 outside the text or inside another
-// detection, which therefore looks like the marker that will replace it.
-func (n *numScan) at(i int) int {
-	if i < 0 || i >= len(n.t) || n.hidden(i) {
-		return -1
-	}
-	return int(n.t[i])
-}
-
-func (n *numScan) digitAt(i int) bool { c := n.at(i); return c >= '0' && c <= '9' }
-
-func (n *numScan) wordAt(i int) bool {
-	c := n.at(i)
-	return c == '_' || (c >= 0 && isAlpha(byte(c)))
-}
-
-// leftBlocked reports that a number starting at pos is glued to a word or
-// continues a longer number or code ("12-", "3.", "ORD-"); rightBlocked is
-// its mirror image, so two numbers glued together block each other.
-func (n *numScan) leftBlocked(pos int) bool {
-	c := n.at(pos - 1)
-	return n.wordAt(pos-1) || ((c == '-' || c == '.') && n.digitAt(pos-2)) || (c == '-' && n.wordAt(pos-2))
-}
-
-func (n *numScan) rightBlocked(pos int) bool {
-	c := n.at(pos)
-	return n.wordAt(pos) || ((c == '-' || c == '.') && n.digitAt(pos+1)) || (c == '-' && n.wordAt(pos+1))
-}
-
-func (n *numScan) size(i int) int { return n.g[i].e - n.g[i].s }
-
-func (n *numScan) digits(i int) string { return n.t[n.g[i].s:n.g[i].e] }
-
-// gap returns the text between group i and group i+1, with no-break spaces
-// and Unicode dashes folded to ' ' and '-', when it is short and holds
-// nothing opaque.
-func (n *numScan) gap(i int) (string, bool) {
-	if i+1 >= len(n.g) {
-		return "", false
-	}
-	s, e := n.g[i].e, n.g[i+1].s
-	if e-s > 8 {
-		return "", false
-	}
-	for p := s; p < e; p++ {
-		if n.hidden(p) {
-			return "", false
-		}
-	}
-	return foldSeparators(n.t[s:e]), true
 }
 
 var separatorFolder = strings.NewReplacer(
@@ -120,39 +45,13 @@ func foldSeparators(g string) string {
 	return g
 }
 
-// plainSep reports a single space, dash or dot.
-func plainSep(g string) bool { return g == " " || g == "-" || g == "." }
-
-// intlGap is pii's separator inside international numbers: a space, dash or
-// dot, optionally closing or opening a parenthesis ("+44 (0)20").
-func intlGap(g string) bool {
-	s := strings.TrimSuffix(strings.TrimPrefix(g, ")"), "(")
-	return g != "" && (s == "" || plainSep(s))
-}
-
-// nanp matches (AAA) EEE-NNNN, AAA-EEE-NNNN, AAA.EEE.NNNN and AAA EEE NNNN,
-// optionally after "1 " or "+1 ". The area code cannot start with 0 or 1
-// (so "ids 123-456-7890" stays, as pii decides); the exchange can, because
-// 555-123-4567 is how people write a phone number.
-func (n *numScan) nanp(i int) {
-	if i+2 >= len(n.g) || n.size(i) != 3 || n.size(i+1) != 3 || n.size(i+2) != 4 || n.t[n.g[i].s] < '2' {
-		return
-	}
-	g1, ok1 := n.gap(i)
-	g2, ok2 := n.gap(i + 1)
-	if !ok1 || !ok2 || !plainSep(g2) {
-		return
-	}
-	start, paren := n.g[i].s, false
-	switch {
-	case n.at(start-1) == '(' && (g1 == ")" || (len(g1) == 2 && g1[0] == ')' && plainSep(g1[1:]))):
-		start--
-		paren = true
-	case !plainSep(g1):
-		return
-	}
-	end := n.g[i+2].e
-	if n.rightBlocked(end) {
+// queryNANP matches (AAA) EEE-NNNN, AAA-EEE-NNNN, AAA.EEE.NNNN and
+// AAA EEE NNNN, optionally after "1 " or "+1 ". The area code cannot start
+// with 0 or 1 (so "ids 123-456-7890" stays, as the plain scan decides); the
+// exchange can.
+func (n *numScan) queryNANP(i int) {
+	start, end, paren, ok := n.nanpAt(i, true)
+	if !ok {
 		return
 	}
 	// A leading 1, as in 1-555-123-4567 or +1 (555) 123-4567.
@@ -167,7 +66,7 @@ func (n *numScan) nanp(i int) {
 			} else if n.leftBlocked(s) {
 				return
 			}
-			n.x.add(s, end)
+			n.f.add(s, end, KindPhone)
 			return
 		}
 	}
@@ -178,7 +77,7 @@ func (n *numScan) nanp(i int) {
 	} else if n.leftBlocked(start) || n.at(start-1) == '+' {
 		return
 	}
-	n.x.add(start, end)
+	n.f.add(start, end, KindPhone)
 }
 
 // prefixGap accepts the gap between a leading 1 and the area code.
@@ -196,24 +95,17 @@ func prefixGap(g string, paren bool) bool {
 // before the '+' and the number after it do not block each other one way
 // only: redacting the first would then reveal the second on the next pass.
 func (n *numScan) plusBlocked(p int) bool {
-	if n.wordAt(p - 1) {
-		return true
-	}
-	q := p
-	for q > 0 && p-q < 64 && !n.hidden(q-1) && (isAlnum(n.t[q-1]) || n.t[q-1] == '.' || n.t[q-1] == '-') {
-		q--
-	}
-	return semverCore.MatchString(n.t[q:p])
+	return n.wordAt(p-1) || semverBefore(n.f.text, p, n.opaque)
 }
 
 // international matches E.164 numbers written with '+', "00" or "(+cc)"
 // ("00 44 …" with a space after the prefix is not recognised: hex dumps are
-// full of "00 " bytes):
-// a country code and subscriber number of 8 to 15 digits in all, in groups
-// split by intlGap. It covers what pii skips: "+1" followed by a number that
-// is not valid NANP, "(+44) 20 …" and "0044 20 …".
+// full of "00 " bytes): a country code and subscriber number of 8 to 15
+// digits in all, in groups split by intlGap. It covers what the plain scan
+// skips: "+1" followed by a number that is not valid NANP, "(+44) 20 …" and
+// "0044 20 …".
 func (n *numScan) international(i int) {
-	g, t := n.g[i], n.t
+	g, t := n.g[i], n.f.text
 	start, skip := 0, 0 // skip: digits of an "00" prefix, not counted
 	switch {
 	case n.at(g.s-1) == '+':
@@ -235,23 +127,8 @@ func (n *numScan) international(i int) {
 	default:
 		return
 	}
-	total, best := n.size(i)-skip, -1
-	if skip == 0 && total >= 8 && total <= 15 && !n.rightBlocked(g.e) {
-		best = i
-	}
-	for j := i + 1; j < len(n.g) && j-i < 8; j++ {
-		if gp, ok := n.gap(j - 1); !ok || !intlGap(gp) {
-			break
-		}
-		if total += n.size(j); total > 15 {
-			break
-		}
-		if total >= 8 && !n.rightBlocked(n.g[j].e) {
-			best = j
-		}
-	}
-	if best >= 0 {
-		n.x.add(start, n.g[best].e)
+	if best := n.intlRun(i, skip, 8); best >= 0 {
+		n.f.add(start, n.g[best].e, KindPhone)
 	}
 }
 
@@ -317,7 +194,7 @@ func (n *numScan) bareInternational(i int) {
 		}
 	}
 	if best >= 0 {
-		n.x.add(g.s, n.g[best].e)
+		n.f.add(g.s, n.g[best].e, KindPhone)
 	}
 }
 
@@ -329,7 +206,7 @@ func (n *numScan) bareInternational(i int) {
 // agree: all dots, or spaces and dashes. Dates (01.02.2024 10.30) and ZIP+4
 // codes (02134-1234) are refused.
 func (n *numScan) national(i int) {
-	g, t := n.g[i], n.t
+	g, t := n.g[i], n.f.text
 	sz := n.size(i)
 	first, ok := n.gap(i)
 	if !ok {
@@ -407,7 +284,7 @@ func (n *numScan) national(i int) {
 	if n.dateAt(i, best) || n.dottedQuad(i, best, first) || !n.pairsAlone(i, best, paren) {
 		return
 	}
-	n.x.add(start, n.g[best].e)
+	n.f.add(start, n.g[best].e, KindPhone)
 }
 
 // colonBefore and colonAfter report a number glued by a colon to digits, as
@@ -427,6 +304,7 @@ func (n *numScan) colonBefore(pos int) bool {
 	}
 	return p < pos-1
 }
+
 func (n *numScan) colonAfter(pos int) bool { return n.at(pos) == ':' && n.digitAt(pos+1) }
 
 // dottedQuad reports four dot-separated groups of at most three digits, an
@@ -505,7 +383,7 @@ func (n *numScan) dateAt(i, j int) bool {
 // common enough to see unlabelled: Chinese 1[3-9]X XXXX XXXX and Indian
 // [6-9]XXXX XXXXX. Pairs of round numbers (60000-70000) are ranges.
 func (n *numScan) mobile(i int) {
-	g, t := n.g[i], n.t
+	g, t := n.g[i], n.f.text
 	if n.leftBlocked(g.s) || n.at(g.s-1) == '+' || n.at(g.s-1) == '(' {
 		return
 	}
@@ -516,83 +394,30 @@ func (n *numScan) mobile(i int) {
 	switch {
 	case n.size(i) == 3 && t[g.s] == '1' && t[g.s+1] >= '3' && i+2 < len(n.g) && n.size(i+1) == 4 && n.size(i+2) == 4:
 		if g2, ok := n.gap(i + 1); ok && g2 == g1 && !n.rightBlocked(n.g[i+2].e) {
-			n.x.add(g.s, n.g[i+2].e)
+			n.f.add(g.s, n.g[i+2].e, KindPhone)
 		}
 	case n.size(i) == 5 && t[g.s] >= '6' && i+1 < len(n.g) && n.size(i+1) == 5:
 		if strings.HasSuffix(n.digits(i), "00") || strings.HasSuffix(n.digits(i+1), "00") || n.rightBlocked(n.g[i+1].e) {
 			return
 		}
-		n.x.add(g.s, n.g[i+1].e)
+		n.f.add(g.s, n.g[i+1].e, KindPhone)
 	}
-}
-
-// card accepts pii's card groupings (four digits, then groups of three to
-// six, 13 to 19 digits passing Luhn, first digit 2-6) with any one of the
-// separators space, dash, dot, no-break space or en dash between the groups.
-func (n *numScan) card(i int) {
-	g, t := n.g[i], n.t
-	if n.size(i) != 4 || t[g.s] < '2' || t[g.s] > '6' || n.leftBlocked(g.s) || n.at(g.s-1) == '+' {
-		return
-	}
-	sep, ok := n.gap(i)
-	if !ok || !plainSep(sep) {
-		return
-	}
-	var buf [19]byte
-	d := append(buf[:0], n.digits(i)...)
-	best := -1
-	for j := i + 1; j < len(n.g); j++ {
-		if s, ok := n.gap(j - 1); !ok || s != sep {
-			break
-		}
-		l := n.size(j)
-		if l < 3 || l > 6 || len(d)+l > 19 {
-			break
-		}
-		d = append(d, n.digits(j)...)
-		if len(d) >= 13 && luhn(d) && !n.rightBlocked(n.g[j].e) {
-			best = j
-		}
-	}
-	if best >= 0 {
-		n.x.add(g.s, n.g[best].e)
-	}
-}
-
-func luhn(d []byte) bool {
-	sum, double := 0, false
-	for i := len(d) - 1; i >= 0; i-- {
-		v := int(d[i] - '0')
-		if double {
-			if v *= 2; v > 9 {
-				v -= 9
-			}
-		}
-		sum += v
-		double = !double
-	}
-	return sum%10 == 0
 }
 
 // Labels. A number right after one of these words (and a few fillers) is a
 // phone number or an SSN even when its shape alone would not say so.
 var (
-	phoneWords = map[string]bool{
-		"phone": true, "phones": true, "telephone": true, "tel": true, "mobile": true,
-		"mob": true, "cell": true, "cellphone": true, "fax": true, "call": true,
-		"ring": true, "text": true, "txt": true, "sms": true, "whatsapp": true,
-		"landline": true, "hotline": true, "contact": true, "ph": true,
-	}
+	phoneWords = wordSet(
+		"phone", "phones", "telephone", "tel", "mobile", "mob", "cell", "cellphone",
+		"fax", "call", "ring", "text", "txt", "sms", "whatsapp", "landline", "hotline",
+		"contact", "ph",
+	)
 	// possessives make "number" a phone label: "my number is 555-0199".
-	possessives = map[string]bool{
-		"my": true, "your": true, "his": true, "her": true, "our": true, "their": true,
-	}
-	fillers = map[string]bool{
-		"me": true, "us": true, "him": true, "her": true, "them": true, "at": true,
-		"on": true, "is": true, "was": true, "number": true, "no": true, "num": true,
-		"nr": true, "my": true, "our": true, "his": true, "their": true, "your": true,
-		"via": true,
-	}
+	possessives = wordSet("my", "your", "his", "her", "our", "their")
+	fillers     = wordSet(
+		"me", "us", "him", "her", "them", "at", "on", "is", "was", "number", "no", "num",
+		"nr", "my", "our", "his", "their", "your", "via",
+	)
 )
 
 // labelled finds phone and SSN labels and the number after them. A phone
@@ -601,20 +426,12 @@ var (
 // with one separator (space, dash or dot) or none, issued or not: the label
 // says what the writer meant.
 func (n *numScan) labelled() {
-	l := n.lower
+	l := n.f.lower
 	prev := ""
-	for i := 0; i < len(l); {
-		if !isLower(l[i]) {
-			i++
-			continue
-		}
-		s := i
-		for i < len(l) && isLower(l[i]) {
-			i++
-		}
+	for s, i := runAt(l, 0, isLowerByte); s < len(l); s, i = runAt(l, i, isLowerByte) {
 		// A digit before the word does not stop it being a label: the digit
 		// may be redacted, and the marker must read the same.
-		if (s > 0 && isLower(l[s-1])) || (i < len(l) && isDigit(l[i])) || n.hidden(s) {
+		if (s > 0 && isLowerByte(l[s-1])) || (i < len(l) && isDigit(l[i])) || n.hidden(s) {
 			prev = ""
 			continue
 		}
@@ -633,7 +450,7 @@ func (n *numScan) labelled() {
 // afterLabel skips punctuation and filler words after a label ending at p
 // and matches the number that follows.
 func (n *numScan) afterLabel(p int, ssn bool) {
-	l := n.lower
+	l := n.f.lower
 	limit := min(len(l), p+40)
 skip:
 	for p < limit {
@@ -642,9 +459,9 @@ skip:
 			p++
 		case (c == '-' || c == '.') && (p+1 >= len(l) || !isDigit(l[p+1])):
 			p++ // "Tel. 555…", "SSN - 123…"
-		case isLower(c):
+		case isLowerByte(c):
 			q := p
-			for q < len(l) && isLower(l[q]) {
+			for q < len(l) && isLowerByte(l[q]) {
 				q++
 			}
 			if !fillers[l[p:q]] {
@@ -665,48 +482,29 @@ skip:
 		}
 		p++
 	}
-	k := sort.Search(len(n.g), func(k int) bool { return n.g[k].s >= p })
-	if k == len(n.g) || n.g[k].s != p {
+	k, found := slices.BinarySearchFunc(n.g, p, func(g group, p int) int { return g.s - p })
+	if !found {
 		return
 	}
 	if ssn {
 		n.labelledSSN(k)
 		return
 	}
-	total, best := 0, -1
-	for j := k; j < len(n.g) && j-k < 8; j++ {
-		if j > k {
-			if gp, ok := n.gap(j - 1); !ok || !intlGap(gp) {
-				break
-			}
-		}
-		if total += n.size(j); total > 15 {
-			break
-		}
-		if total >= 7 && !n.rightBlocked(n.g[j].e) {
-			best = j
-		}
-	}
+	best := n.intlRun(k, 0, 7)
 	if best < 0 || n.dateAt(k, best) {
 		return
 	}
-	n.x.add(start, n.g[best].e)
+	n.f.add(start, n.g[best].e, KindPhone)
 }
 
 func (n *numScan) labelledSSN(k int) {
 	if n.size(k) == 9 {
 		if !n.rightBlocked(n.g[k].e) {
-			n.x.add(n.g[k].s, n.g[k].e)
+			n.f.add(n.g[k].s, n.g[k].e, KindSSN)
 		}
 		return
 	}
-	if k+2 >= len(n.g) || n.size(k) != 3 || n.size(k+1) != 2 || n.size(k+2) != 4 {
-		return
+	if sep, end, ok := n.ssnGroups(k); ok && plainSep(sep) {
+		n.f.add(n.g[k].s, end, KindSSN)
 	}
-	g1, ok1 := n.gap(k)
-	g2, ok2 := n.gap(k + 1)
-	if !ok1 || !ok2 || g1 != g2 || !plainSep(g1) || n.rightBlocked(n.g[k+2].e) {
-		return
-	}
-	n.x.add(n.g[k].s, n.g[k+2].e)
 }

@@ -1,4 +1,4 @@
-package scrub
+package pii
 
 import (
 	"bytes"
@@ -8,41 +8,20 @@ import (
 	"unicode/utf8"
 )
 
-// extra holds one run of the scrubber's own detectors. lower is an ASCII-only
-// lower-cased copy of text, with the same offsets.
-type extra struct {
-	text, lower string
-	found       []span
-}
+// Query-mode token rules, used by FindForRedaction on top of the plain scan.
 
-func (x *extra) add(start, end int) {
-	if start < end {
-		x.found = append(x.found, span{start, end})
-	}
-}
-
-// fileExtensions end asset names such as icon@2x.png; none is a real TLD.
-// The list is pii's, so both detectors agree on what is not an address.
-var fileExtensions = map[string]bool{
-	"png": true, "jpg": true, "jpeg": true, "gif": true, "svg": true, "webp": true,
-	"bmp": true, "ico": true, "tif": true, "tiff": true, "avif": true, "heic": true,
-	"css": true, "scss": true, "js": true, "jsx": true, "tsx": true, "json": true,
-	"yaml": true, "yml": true, "html": true, "htm": true, "txt": true, "pdf": true,
-	"mp3": true, "mp4": true, "mov": true, "wav": true, "woff": true, "woff2": true,
-	"ttf": true, "otf": true, "lock": true, "toml": true, "xml": true, "csv": true,
-}
-
-// emails finds addresses pii's ASCII scanner misses or cuts short:
+// queryEmails finds addresses the ASCII scan misses or cuts short:
 // internationalised ones (josé@ejemplo.es, müller@bücher.de, 用户@例子.广告),
-// apostrophes inside a local part (o'brien@example.ie) and percent-encoded
-// at signs from URLs (bob%40example.com). The shape is pii's: a local part,
-// then labels joined by dots whose last (at least the second) starts with
-// two or more letters, the TLD, that are not a file extension.
+// apostrophes inside a local part (o'brien@example.ie), quoted local parts,
+// address literals and percent-encoded at signs from URLs
+// (bob%40example.com). The shape is the plain one: a local part, then labels
+// joined by dots whose last (at least the second) starts with two or more
+// letters, the TLD, that are not a file extension.
 //
 // Every byte is walked at most twice: a local part never reaches back past
 // the previous at sign, and a domain never runs past the next one.
-func (x *extra) emails() {
-	t := x.text
+func (f *finder) queryEmails() {
+	t := f.text
 	nextAt, nextPct := -2, -2 // cached next '@' and "%40" at or after from; -1 none
 	lo := 0                   // a local part starts at or after lo
 	for from := 0; from < len(t); {
@@ -66,7 +45,7 @@ func (x *extra) emails() {
 		if start == at {
 			start = quotedLocalStart(t, at, lo)
 		}
-		end := domainEnd(t, at+width)
+		end := domainEnd(t, at+width, true, notExtension)
 		from, lo = at+width, at+width
 		for start < at && t[start] == '.' {
 			start++
@@ -74,7 +53,7 @@ func (x *extra) emails() {
 		if start == at || end < 0 {
 			continue
 		}
-		x.add(start, end)
+		f.add(start, end, KindEmail)
 		from, lo = end, end
 	}
 }
@@ -121,7 +100,7 @@ func localStart(t string, p, lo int, encoded bool) int {
 				}
 				break
 			}
-			if (!isAlnum(c) && strings.IndexByte("._%+-", c) < 0) || (encoded && c == '%') {
+			if !isLocalChar(c) || (encoded && c == '%') {
 				return p
 			}
 			if isAlpha(c) {
@@ -185,53 +164,6 @@ func localLetterBefore(t string, p, lo int) bool {
 	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r))
 }
 
-// labelRune reports whether the rune at p may be part of a domain label and
-// returns its width (0 if not).
-func labelRune(t string, p int) int {
-	if c := t[p]; c < utf8.RuneSelf {
-		if isAlnum(c) || c == '-' {
-			return 1
-		}
-		return 0
-	}
-	r, size := utf8.DecodeRuneInString(t[p:])
-	if r == utf8.RuneError || !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)) {
-		return 0
-	}
-	return size
-}
-
-// domainEnd returns the end of the longest domain starting at p, ending at
-// the letters that start its last label (the TLD), or -1 if there is none.
-func domainEnd(t string, p int) int {
-	if p < len(t) && t[p] == '[' {
-		return addressLiteralEnd(t, p)
-	}
-	end := -1
-	for label := 0; ; label++ {
-		q := p
-		for q < len(t) {
-			w := labelRune(t, q)
-			if w == 0 {
-				break
-			}
-			q += w
-		}
-		if q == p {
-			return end
-		}
-		if label > 0 {
-			if e := tldEnd(t[:q], p); e >= 0 {
-				end = e
-			}
-		}
-		if q >= len(t) || t[q] != '.' {
-			return end
-		}
-		p = q + 1
-	}
-}
-
 // addressLiteralEnd returns the end of a bracketed IP address standing in
 // for a domain, postmaster@[192.0.2.1] or [IPv6:2001:db8::1], or -1.
 func addressLiteralEnd(t string, p int) int {
@@ -251,20 +183,9 @@ func addressLiteralEnd(t string, p int) int {
 	return p + k + 1
 }
 
-// tldEnd returns the end of the TLD at the start of t[p:]: two or more ASCII
-// letters that are not a file extension, or two or more letters of another
-// script (.рф, .中国). Scripts do not mix, so "example.jpです" ends at "jp".
-func tldEnd(t string, p int) int {
-	if isAlpha(t[p]) {
-		l := p
-		for l < len(t) && isAlpha(t[l]) {
-			l++
-		}
-		if l-p >= 2 && !fileExtensions[asciiLower(t[p:l])] {
-			return l
-		}
-		return -1
-	}
+// unicodeTLDEnd returns the end of two or more letters of a script other
+// than ASCII at t[p:], or -1.
+func unicodeTLDEnd(t string, p int) int {
 	l, n := p, 0
 	for l < len(t) {
 		r, size := utf8.DecodeRuneInString(t[l:])
@@ -280,33 +201,19 @@ func tldEnd(t string, p int) int {
 	return -1
 }
 
-func isHex(c byte) bool { return isDigit(c) || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F') }
-
-func isB64URL(c byte) bool { return isAlnum(c) || c == '-' || c == '_' }
-
-// jwts finds tokens shaped like JWTs whose header pii cannot decode, because
-// it was truncated or made up for an example ("eyJhbGci.eyJzdWIi.c2ln"): a
-// run of base64url starting "eyJ" (`{"`) whose decodable prefix names an
-// algorithm, then a non-empty payload and signature. A header that decodes to
-// JSON without "alg" is a JSON object, not a token, as in pii.
-func (x *extra) jwts() {
-	t := x.text
-	if !strings.Contains(t, "eyJ") {
-		return
-	}
-	for i := 0; i < len(t); {
-		if !isB64URL(t[i]) {
-			i++
-			continue
+// queryJWTs finds tokens shaped like JWTs whose header the plain scan
+// cannot decode, because it was truncated or made up for an example
+// ("eyJhbGci.eyJzdWIi.c2ln"): a run of base64url starting "eyJ" (`{"`) whose
+// decodable prefix names an algorithm, then a non-empty payload and
+// signature. A header that decodes to JSON without "alg" is a JSON object,
+// not a token, as in the plain scan.
+func (f *finder) queryJWTs() {
+	t := f.text
+	eachJWT(t, "eyJ", func(hs, he int) (int, bool) {
+		if !joseHeader(t[hs:he]) {
+			return 0, false
 		}
-		runStart := i
-		for i < len(t) && isB64URL(t[i]) {
-			i++
-		}
-		if i >= len(t) || t[i] != '.' || !strings.HasPrefix(t[runStart:i], "eyJ") || !joseHeader(t[runStart:i]) {
-			continue
-		}
-		p := i + 1
+		p := he + 1
 		for p < len(t) && isB64URL(t[p]) {
 			p++
 		}
@@ -321,13 +228,13 @@ func (x *extra) jwts() {
 		if q == p {
 			// No signature: a token cut short still carries its claims when
 			// the payload is JSON too.
-			if p-(i+1) < 4 || !strings.HasPrefix(t[i+1:p], "eyJ") {
-				continue
+			if p-(he+1) < 4 || !strings.HasPrefix(t[he+1:p], "eyJ") {
+				return 0, false
 			}
 		}
-		x.add(runStart, q)
-		i = q
-	}
+		f.add(hs, q, KindJWT)
+		return q, true
+	})
 }
 
 // joseHeader reports whether the decodable start of a base64url header names
@@ -341,18 +248,18 @@ func joseHeader(h string) bool {
 	return bytes.Contains(raw, []byte(`"alg"`)) || bytes.Contains(raw, []byte(`"typ":"JWT"`))
 }
 
-// bearers finds the token after "bearer" that pii leaves because it is short
-// ("bearer mF_9.B5f-4.1JqM", RFC 6750's own example) or follows a label
-// ("Bearer: x", "bearer_token=x", "bearer token x"). Context decides how much
-// evidence the token needs:
+// queryBearers finds the token after "bearer" that the plain scan leaves
+// because it is short ("bearer mF_9.B5f-4.1JqM", RFC 6750's own example) or
+// follows a label ("Bearer: x", "bearer_token=x", "bearer token x"). Context
+// decides how much evidence the token needs:
 //
 //   - after an Authorization header, or written as an assignment
 //     (":" or "="), anything of three or more token characters is the token;
 //   - in prose, it needs eight or more characters that include a digit, one
 //     of _~+/= or a capital inside a mixed-case word, so "bearer bonds",
 //     "bearer of bad news" and "bearer token authentication" stay.
-func (x *extra) bearers() {
-	t, lower := x.text, x.lower
+func (f *finder) queryBearers() {
+	t, lower := f.text, f.lower
 	for from := 0; ; {
 		k := strings.Index(lower[from:], "bearer")
 		if k < 0 {
@@ -392,19 +299,13 @@ func (x *extra) bearers() {
 			}
 		}
 		start := p
-		for p < len(t) && isTokenChar(t[p]) {
-			p++
-		}
-		for p < len(t) && t[p] == '=' {
-			p++
-		}
-		end := p
-		for end > start && t[end-1] == '.' {
-			end--
-		}
-		tok := t[start:end]
-		if (strong || assign) && len(tok) >= 3 || len(tok) >= 8 && secretLooking(tok) {
-			x.add(start, end)
+		end := tokenEnd(t, start)
+		// Shouted words (all capitals) are not tokens, unlike for the plain
+		// scan's longer tokens.
+		special, lowerCase, innerUpper := tokenTraits(t[start:end])
+		generated := special || (lowerCase && innerUpper)
+		if (strong || assign) && end-start >= 3 || end-start >= 8 && generated {
+			f.add(start, end, KindBearer)
 			from = max(from, end)
 		}
 	}
@@ -443,27 +344,4 @@ func authorizationBefore(lower string, kw int) bool {
 		p--
 	}
 	return strings.HasSuffix(lower[:p], "authorization")
-}
-
-// isTokenChar is RFC 6750's b64token alphabet, without the trailing '='.
-func isTokenChar(c byte) bool {
-	return isAlnum(c) || strings.IndexByte("-._~+/", c) >= 0
-}
-
-// secretLooking tells a generated token from a word: words have no digits,
-// none of _~+/=, and capitals inside them only when shouted (all capitals).
-func secretLooking(tok string) bool {
-	hasLower, innerUpper := false, false
-	for i := 0; i < len(tok); i++ {
-		c := tok[i]
-		switch {
-		case isDigit(c) || strings.IndexByte("_~+/=", c) >= 0:
-			return true
-		case isLower(c):
-			hasLower = true
-		case i > 0 && isUpper(c):
-			innerUpper = true
-		}
-	}
-	return hasLower && innerUpper
 }
