@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/pgbrain/pgbrain/client/brain"
@@ -122,18 +121,4 @@ func captureRunOp(ctx context.Context, b *brain.Brain, op, q string) (*search.Re
 	}
 	resp.Meta.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
 	return resp, rows.Err()
-}
-
-// latency summarises a set of timings in milliseconds (floor-index percentiles).
-type latency struct{ mean, p50, p95, p99 float64 }
-
-func summarize(ds []time.Duration) latency {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	var total time.Duration
-	for _, d := range s {
-		total += d
-	}
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	return latency{mean: ms(total) / float64(len(s)), p50: ms(s[len(s)/2]), p95: ms(s[len(s)*95/100]), p99: ms(s[len(s)*99/100])}
 }

@@ -115,12 +115,3 @@ func benchSearch(ctx context.Context, env *benchEnv) error {
 		p[2][0]/max(p[0][0], p[1][0]), p[2][1]/max(p[0][1], p[1][1]), p[2][2]/max(p[0][2], p[1][2]))
 	return nil
 }
-
-// pct is the nearest-rank percentile of sorted durations, in milliseconds.
-func pct(sorted []time.Duration, p int) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := (len(sorted)*p + 99) / 100
-	return float64(sorted[max(i-1, 0)].Microseconds()) / 1000
-}
