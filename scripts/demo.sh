@@ -8,7 +8,9 @@ bin=${1:-bin/pgbrain}
 export PGBRAIN_HOME=${PGBRAIN_DEMO_HOME:-$PWD/.pgbrain-demo}
 unset PGBRAIN_DATABASE_URL DATABASE_URL
 
-step() { printf '\n\033[1m$' >&2; printf ' %q' "$@" >&2; printf '\033[0m\n' >&2; "$@"; }
+# Commands are echoed in bold on a terminal, plainly when stderr is redirected.
+if [ -t 2 ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
+step() { printf '\n%s$' "$bold" >&2; printf ' %q' "$@" >&2; printf '%s\n' "$plain" >&2; "$@"; }
 
 step "$bin" db start
 step "$bin" init
