@@ -233,3 +233,27 @@ func mustReadF(f *testing.F, p string) []byte {
 	}
 	return b
 }
+
+// A session id is stored with its page but never indexed, so an id such as
+// LongMemEval's "answer_..." cannot be matched by a question; awkward ids and
+// dates still survive the frontmatter intact.
+func TestSessionMarkdownKeepsIDsOutOfTheIndex(t *testing.T) {
+	for _, id := range []string{"answer_4be1b6b4_2", `odd "id": with\nnewline`, "ünïcode-id", ""} {
+		md := SessionMarkdown(id, "2023/05/20 (Sat) 02:21", []Turn{{Role: "user", Content: "I adopted a dog."}})
+		p, err := markdown.Parse("sessions/x", md)
+		if err != nil {
+			t.Fatalf("id %q: %v\n%s", id, err, md)
+		}
+		if got := p.Frontmatter["session_id"]; got != id {
+			t.Errorf("id %q: frontmatter session_id = %#v", id, got)
+		}
+		if p.Title != "Session 2023/05/20 (Sat) 02:21" {
+			t.Errorf("id %q: title = %q", id, p.Title)
+		}
+		for _, c := range markdown.ChunkPage(p, markdown.ChunkOptions{}) {
+			if id != "" && strings.Contains(c.Text, id) {
+				t.Errorf("id %q appears in an indexed chunk: %q", id, c.Text)
+			}
+		}
+	}
+}

@@ -196,13 +196,21 @@ func SessionSlug(id string) string {
 
 func isAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
 
-// SessionMarkdown renders a session as a page.
+// SessionMarkdown renders a session as a page. The session id goes into the
+// frontmatter, which is stored but not indexed: benchmark ids can carry
+// words (LongMemEval names evidence sessions "answer_...") that a search
+// must not be able to match. The title is "Session" and the date.
 func SessionMarkdown(id, date string, turns []Turn) []byte {
 	var b strings.Builder
-	b.WriteString("# Session ")
-	b.WriteString(id)
+	b.WriteString("---\nsession_id: ")
+	b.WriteString(yamlString(id))
 	if date != "" {
-		b.WriteString(" (" + date + ")")
+		b.WriteString("\ndate: ")
+		b.WriteString(yamlString(date))
+	}
+	b.WriteString("\n---\n# Session")
+	if date != "" {
+		b.WriteString(" " + date)
 	}
 	b.WriteString("\n\n")
 	for _, t := range turns {
@@ -211,6 +219,13 @@ func SessionMarkdown(id, date string, turns []Turn) []byte {
 		b.WriteString("\n\n")
 	}
 	return []byte(b.String())
+}
+
+// yamlString quotes s as a JSON string, which YAML reads back unchanged
+// whatever s holds.
+func yamlString(s string) string {
+	q, _ := json.Marshal(s) // a string always marshals
+	return string(q)
 }
 
 // excerpt is the session's turns as plain text, cut to n characters.
