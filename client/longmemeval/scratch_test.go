@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/ingest"
@@ -40,47 +39,6 @@ func newScratch(t *testing.T, userURL string, keywordOnly bool) *Scratch {
 		}
 	})
 	return s
-}
-
-// tableFingerprints maps every table and sequence of schema brain (and the
-// schema version table) to its row count and a checksum of all its rows.
-// The sequences (with sequences set) catch rows written and deleted again.
-func tableFingerprints(t *testing.T, db *pgxpool.Pool, sequences bool) map[string]string {
-	t.Helper()
-	ctx := context.Background()
-	rows, err := db.Query(ctx, `
-		SELECT c.oid::regclass::text, c.relkind = 'S' FROM pg_class c
-		WHERE (c.relnamespace = 'brain'::regnamespace AND c.relkind IN ('r', 'p', 'S'))
-		   OR c.oid = 'public.pgbrain_schema_version'::regclass
-		ORDER BY 1`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	type rel struct {
-		Name  string
-		IsSeq bool
-	}
-	rels, err := pgx.CollectRows(rows, pgx.RowToStructByPos[rel])
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	for _, r := range rels {
-		if r.IsSeq && !sequences {
-			continue
-		}
-		q := `SELECT count(*), md5(coalesce(string_agg(x::text, E'\n' ORDER BY x::text), '')) FROM %s x`
-		if r.IsSeq {
-			q = `SELECT 1, last_value || ' ' || is_called FROM %s`
-		}
-		var count int64
-		var sum string
-		if err := db.QueryRow(ctx, fmt.Sprintf(q, r.Name)).Scan(&count, &sum); err != nil {
-			t.Fatal(err)
-		}
-		out[r.Name] = fmt.Sprintf("%d rows, %s", count, sum)
-	}
-	return out
 }
 
 func sameFingerprints(t *testing.T, what string, before, after map[string]string) {
@@ -115,7 +73,7 @@ func TestResetRestoresTheFreshBrain(t *testing.T) {
 	s := newScratch(t, testdb.New(t), false)
 	// Sequences are left out: a reset does not restart them, and ids only
 	// order rows relative to each other.
-	fresh := tableFingerprints(t, s.B.Pool, false)
+	fresh := testdb.Fingerprints(t, s.B.Pool, false)
 	tests := []struct {
 		name  string
 		dirty func(t *testing.T)
@@ -156,7 +114,7 @@ func TestResetRestoresTheFreshBrain(t *testing.T) {
 			if err := s.Reset(ctx); err != nil {
 				t.Fatal(err)
 			}
-			got := tableFingerprints(t, s.B.Pool, false)
+			got := testdb.Fingerprints(t, s.B.Pool, false)
 			if n, ok := got["brain.zz_new_feature"]; ok {
 				if !strings.HasPrefix(n, "0 rows") {
 					t.Errorf("the new table was not emptied: %s", n)
@@ -222,7 +180,7 @@ func TestRunLeavesTheUserBrainUntouched(t *testing.T) {
 	}, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	before := tableFingerprints(t, user.Pool, true)
+	before := testdb.Fingerprints(t, user.Pool, true)
 	qs, err := ReadFile("testdata/mini.json")
 	if err != nil {
 		t.Fatal(err)
@@ -243,7 +201,7 @@ func TestRunLeavesTheUserBrainUntouched(t *testing.T) {
 	if sum.Aggregate.Rate != 1 {
 		t.Errorf("recall_any on the fixture = %+v, want 1", sum.Aggregate)
 	}
-	sameFingerprints(t, "the user's brain", before, tableFingerprints(t, user.Pool, true))
+	sameFingerprints(t, "the user's brain", before, testdb.Fingerprints(t, user.Pool, true))
 	var left bool
 	if err := user.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_database WHERE datname = $1)`, name).Scan(&left); err != nil || left {
 		t.Errorf("scratch database %s left behind (err %v)", name, err)

@@ -9,7 +9,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,35 +85,7 @@ func lmeBrainState(t *testing.T, url string) map[string]string {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	rows, err := conn.Query(ctx, `
-		SELECT c.oid::regclass::text, c.relkind = 'S' FROM pg_class c
-		WHERE (c.relnamespace = 'brain'::regnamespace AND c.relkind IN ('r', 'p', 'S'))
-		   OR c.oid = 'public.pgbrain_schema_version'::regclass
-		ORDER BY 1`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	type rel struct {
-		Name  string
-		IsSeq bool
-	}
-	rels, err := pgx.CollectRows(rows, pgx.RowToStructByPos[rel])
-	if err != nil {
-		t.Fatal(err)
-	}
-	state := map[string]string{}
-	for _, r := range rels {
-		q := `SELECT count(*), md5(coalesce(string_agg(x::text, E'\n' ORDER BY x::text), '')) FROM %s x`
-		if r.IsSeq {
-			q = `SELECT 1, last_value || ' ' || is_called FROM %s`
-		}
-		var n int64
-		var sum string
-		if err := conn.QueryRow(ctx, fmt.Sprintf(q, r.Name)).Scan(&n, &sum); err != nil {
-			t.Fatal(err)
-		}
-		state[r.Name] = fmt.Sprintf("%d rows, %s", n, sum)
-	}
+	state := testdb.Fingerprints(t, conn, true)
 	var stats string
 	if err := conn.QueryRow(ctx, `SELECT coalesce(string_agg(lexeme || ':' || doc_freq, ' ' ORDER BY lexeme), '') FROM brain.term_stats`).Scan(&stats); err != nil {
 		t.Fatal(err)
