@@ -125,7 +125,9 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 			}
 		}()
 	}
-	seen, err := runPipeline(ctx, b, dir, files, known, opts, &sum)
+	seen, err := runPipeline(ctx, b, len(files), func(i int) fileResult {
+		return parseOne(dir, files[i], known, opts)
+	}, opts, &sum)
 	if err != nil {
 		return sum, err
 	}
@@ -161,16 +163,16 @@ type fileResult struct {
 // order, before a batch is handed to a writer, so the ids (which break
 // ranking ties) do not depend on which writer finished first. It returns
 // the slugs of every file seen.
-func runPipeline(ctx context.Context, b *brain.Brain, dir string, files []string, known map[string]string, opts Options, sum *Summary) ([]string, error) {
+func runPipeline(ctx context.Context, b *brain.Brain, n int, parse func(i int) fileResult, opts Options, sum *Summary) ([]string, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	groups := make(chan group, 1)
 	go func() {
 		defer close(groups)
-		for lo := 0; lo < len(files) && ctx.Err() == nil; lo += opts.BatchPages {
-			hi := min(lo+opts.BatchPages, len(files))
+		for lo := 0; lo < n && ctx.Err() == nil; lo += opts.BatchPages {
+			hi := min(lo+opts.BatchPages, n)
 			select {
-			case groups <- parseGroup(dir, files[lo:hi], known, opts):
+			case groups <- parseGroup(lo, hi, parse):
 			case <-ctx.Done():
 			}
 		}
@@ -186,15 +188,15 @@ func runPipeline(ctx context.Context, b *brain.Brain, dir string, files []string
 		done int
 		wg   sync.WaitGroup
 	)
-	finished := func(n int, part *Summary) {
+	finished := func(items int, part *Summary) {
 		mu.Lock()
 		defer mu.Unlock()
 		if part != nil {
 			sum.merge(part)
 		}
-		done += n
+		done += items
 		if opts.Progress != nil {
-			opts.Progress(done, len(files))
+			opts.Progress(done, n)
 		}
 	}
 	for w := 0; w < opts.Writers; w++ {
@@ -212,7 +214,7 @@ func runPipeline(ctx context.Context, b *brain.Brain, dir string, files []string
 		}()
 	}
 
-	seen := make([]string, 0, len(files))
+	seen := make([]string, 0, n)
 	for g := range groups {
 		var batch []parsed
 		var part Summary
@@ -233,9 +235,13 @@ func runPipeline(ctx context.Context, b *brain.Brain, dir string, files []string
 			finished(len(g.files), &part)
 			continue
 		}
-		if err := reserveIDs(ctx, b, batch); err != nil {
-			cancel(err)
-			break
+		// One writer applies batches in order anyway; several need ids
+		// reserved in order to number pages as one would.
+		if opts.Writers > 1 {
+			if err := reserveIDs(ctx, b, batch); err != nil {
+				cancel(err)
+				break
+			}
 		}
 		mu.Lock()
 		sum.merge(&part)
@@ -281,18 +287,18 @@ func reserveIDs(ctx context.Context, b *brain.Brain, batch []parsed) error {
 	return nil
 }
 
-// parseGroup parses, chunks and classifies files on every core. Unchanged
-// files are only hashed: they cost no chunking and no classification.
-func parseGroup(dir string, files []string, known map[string]string, opts Options) group {
-	out := group{files: make([]fileResult, len(files))}
-	workers := min(runtime.GOMAXPROCS(0), len(files))
+// parseGroup runs parse on items lo..hi-1 on every core. Unchanged items
+// are only hashed: they cost no chunking and no classification.
+func parseGroup(lo, hi int, parse func(i int) fileResult) group {
+	out := group{files: make([]fileResult, hi-lo)}
+	workers := min(runtime.GOMAXPROCS(0), hi-lo)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			for i := w; i < len(files); i += workers {
-				out.files[i] = parseOne(dir, files[i], known, opts)
+			for i := w; i < hi-lo; i += workers {
+				out.files[i] = parse(lo + i)
 			}
 		}(w)
 	}
@@ -383,8 +389,9 @@ type Doc struct {
 	Data []byte
 }
 
-// ImportDocs stores in-memory documents the way ImportDir stores files:
-// unchanged ones are skipped, the rest are written in batches, and a bad
+// ImportDocs stores in-memory documents the way ImportDir stores files,
+// through the same pipeline: unchanged ones are skipped, the rest are written
+// in batches of opts.BatchPages by opts.Writers connections, and a bad
 // document is named in the summary while the others land.
 func ImportDocs(ctx context.Context, b *brain.Brain, docs []Doc, opts Options) (Summary, error) {
 	opts.defaults()
@@ -397,36 +404,33 @@ func ImportDocs(ctx context.Context, b *brain.Brain, docs []Doc, opts Options) (
 	if err != nil {
 		return sum, err
 	}
-	var batch []parsed
-	for _, d := range docs {
-		if !markdown.ValidSlug(d.Slug) {
-			sum.fail(d.Slug, "slug is not valid: use lower-case path segments of a-z, 0-9, '.', '_' or '-' separated by '/'")
-			continue
-		}
-		page, err := markdown.Parse(d.Slug, d.Data)
-		if err != nil {
-			sum.fail(d.Slug, err.Error())
-			continue
-		}
-		if known[page.Slug] == page.ContentHash {
-			sum.Unchanged++
-			continue
-		}
-		batch = append(batch, prepare(d.Slug, page, opts))
-		if len(batch) >= opts.BatchPages {
-			if err := writeBatch(ctx, b, opts, batch, &sum); err != nil {
-				return sum, err
-			}
-			batch = batch[:0]
-		}
-	}
-	if len(batch) > 0 {
-		if err := writeBatch(ctx, b, opts, batch, &sum); err != nil {
-			return sum, err
-		}
+	if _, err := runPipeline(ctx, b, len(docs), func(i int) fileResult {
+		return parseDoc(docs[i], known, opts)
+	}, opts, &sum); err != nil {
+		return sum, err
 	}
 	sum.Elapsed = time.Since(start)
 	return sum, nil
+}
+
+func parseDoc(d Doc, known map[string]string, opts Options) fileResult {
+	r := fileResult{rel: d.Slug}
+	if !markdown.ValidSlug(d.Slug) {
+		r.err = errors.New("slug is not valid: use lower-case path segments of a-z, 0-9, '.', '_' or '-' separated by '/'")
+		return r
+	}
+	r.slug = d.Slug
+	page, err := markdown.Parse(d.Slug, d.Data)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	if known[page.Slug] == page.ContentHash {
+		r.unchanged = true
+		return r
+	}
+	r.p = prepare(d.Slug, page, opts)
+	return r
 }
 
 func (s *Summary) merge(o *Summary) {

@@ -37,6 +37,11 @@ const ScratchMarker = "_longmemeval_"
 // millisecond per question, spent on one question in 16.
 const vacuumEvery = 16
 
+// parallelImportBytes is the haystack size from which importing it on
+// several connections at once beats one: below it the extra transaction and
+// id reservation cost more than the parallel tsvector work saves.
+const parallelImportBytes = 64 << 10
+
 // maxIdentifier is PostgreSQL's limit on a database name, in bytes.
 const maxIdentifier = 63
 
@@ -192,8 +197,14 @@ func (s *Scratch) Drop(ctx context.Context) error {
 //
 // The HNSW index is dropped: a question's haystack is a few hundred chunks,
 // which an exact scan ranks faster than HNSW does (no index upkeep on every
-// insert) and exactly (HNSW is approximate). That is right for this scratch
-// database only; a user's brain keeps its index.
+// insert) and exactly (HNSW is approximate). So is the GIN index on the
+// tsvectors: matching a few hundred chunks by scan costs less than keeping
+// the index. The statement triggers that keep the BM25 term statistics are
+// disabled, and Import rebuilds the statistics once per question with
+// brain.term_stats_rebuild(), which gives the same numbers: incremental
+// upkeep costs one upsert per distinct word per batch, and as much again to
+// take it back at the next reset. All of this is right for this scratch
+// database only; a user's brain keeps its indexes and triggers.
 //
 // The helpers live in schema longmemeval, outside schema brain, so a reset
 // never counts them as brain tables. longmemeval.seeded records every brain
@@ -202,6 +213,11 @@ func (s *Scratch) Drop(ctx context.Context) error {
 // fingerprint, so a reset restores such a table when a question changed it.
 const setupSQL = `
 SELECT brain.vector_index_suspend();
+DROP INDEX brain.chunks_tsv_gin;
+ALTER TABLE brain.chunks DISABLE TRIGGER chunks_term_stats_insert;
+ALTER TABLE brain.chunks DISABLE TRIGGER chunks_term_stats_delete;
+ALTER TABLE brain.chunks DISABLE TRIGGER chunks_term_stats_update;
+ALTER TABLE brain.chunks DISABLE TRIGGER chunks_term_stats_truncate;
 
 CREATE SCHEMA longmemeval;
 
@@ -328,13 +344,29 @@ func (s *Scratch) Reset(ctx context.Context) error {
 
 // Import stores a question's haystack sessions in one import.
 func (s *Scratch) Import(ctx context.Context, docs []ingest.Doc) error {
-	sum, err := ingest.ImportDocs(ctx, s.B, docs, ingest.Options{Embedder: s.o.Embedder, NoEmbed: s.o.KeywordOnly})
+	// One batch per writer, so every core computes tsvectors for its share
+	// of the haystack at once; a small haystack is cheaper in one.
+	writers := ingest.DefaultWriters()
+	size := 0
+	for _, d := range docs {
+		size += len(d.Data)
+	}
+	if size < parallelImportBytes {
+		writers = 1
+	}
+	sum, err := ingest.ImportDocs(ctx, s.B, docs, ingest.Options{
+		Embedder: s.o.Embedder, NoEmbed: s.o.KeywordOnly,
+		Writers: writers, BatchPages: max(1, (len(docs)+writers-1)/writers),
+	})
 	if err != nil {
 		return fmt.Errorf("importing %d sessions: %w", len(docs), err)
 	}
 	if sum.Failed > 0 {
 		f := sum.Failures[0]
 		return fmt.Errorf("importing session page %s: %s", f.Path, f.Reason)
+	}
+	if _, err := s.B.Pool.Exec(ctx, `SELECT brain.term_stats_rebuild()`); err != nil {
+		return fmt.Errorf("computing the BM25 statistics of %d sessions: %w", len(docs), err)
 	}
 	return nil
 }

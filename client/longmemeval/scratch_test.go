@@ -15,6 +15,7 @@ import (
 
 	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/ingest"
+	"github.com/pgbrain/pgbrain/client/search"
 	"github.com/pgbrain/pgbrain/testdb"
 )
 
@@ -317,5 +318,68 @@ func TestDropAfterInterrupt(t *testing.T) {
 	var left bool
 	if err := user.Pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT FROM pg_database WHERE datname = $1)`, s.Name).Scan(&left); err != nil || left {
 		t.Errorf("scratch database %s left behind (err %v)", s.Name, err)
+	}
+}
+
+// The scratch brain drops indexes and rebuilds BM25 statistics once per
+// question instead of keeping them up by trigger; none of that may change
+// what a question retrieves. The same sessions, imported into an ordinary
+// brain, must give the same statistics and the same ranking, question after
+// question (so a reset that left statistics behind would show too).
+func TestScratchRanksLikeAnOrdinaryBrain(t *testing.T) {
+	ctx := context.Background()
+	url := testdb.New(t)
+	s := newScratch(t, url, false)
+	topics := []string{"garden tomatoes", "museum trip", "guitar lessons", "flight to Lisbon", "sourdough recipe", "marathon training"}
+	for round := 0; round < 2; round++ {
+		var docs []ingest.Doc
+		for i := 0; i < 12; i++ {
+			id := fmt.Sprintf("r%d-s%d", round, i)
+			topic := topics[(i+round)%len(topics)]
+			docs = append(docs, ingest.Doc{Slug: SessionSlug(id), Data: SessionMarkdown(id, "2023/05/01", []Turn{
+				{Role: "user", Content: fmt.Sprintf("Let me tell you about my %s, session %d of round %d.", topic, i, round)},
+				{Role: "assistant", Content: fmt.Sprintf("That sounds lovely. Tell me more about the %s and how it went.", topic)},
+			})})
+		}
+		if err := s.Reset(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Import(ctx, docs); err != nil {
+			t.Fatal(err)
+		}
+		plain := testdb.Open(t)
+		if _, err := ingest.ImportDocs(ctx, plain, docs, ingest.Options{Writers: 1}); err != nil {
+			t.Fatal(err)
+		}
+		stats := func(db testdb.Querier) string {
+			var v string
+			if err := db.QueryRow(ctx, `
+				SELECT (SELECT coalesce(string_agg(lexeme || ':' || doc_freq, ' ' ORDER BY lexeme COLLATE "C"), '') FROM brain.term_stats)
+				    || ' | ' || (SELECT n_docs || '/' || total_len FROM brain.corpus_stats)`).Scan(&v); err != nil {
+				t.Fatal(err)
+			}
+			return v
+		}
+		if got, want := stats(s.B.Pool), stats(plain.Pool); got != want {
+			t.Fatalf("round %d: scratch statistics differ from an ordinary brain's:\n%s\nwant\n%s", round, got, want)
+		}
+		scratchStore := s
+		for _, q := range []string{"what did I grow in the garden", "how was the museum trip", "sourdough", "Lisbon flight"} {
+			got, err := scratchStore.Search(ctx, q, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := search.Hybrid(ctx, plain.Pool, q, nil, search.Options{Limit: 5}, search.Tuning{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, r := range resp.Results {
+				want = append(want, r.Slug)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("round %d, %q: scratch ranks %v, an ordinary brain %v", round, q, got, want)
+			}
+		}
 	}
 }

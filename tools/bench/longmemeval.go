@@ -47,12 +47,21 @@ func benchLongMemEval(ctx context.Context, env *benchEnv) (err error) {
 	if err != nil {
 		return fmt.Errorf("reading the fixture (run from the repository root): %w", err)
 	}
-	sQuestions, sSessions := 20, 50
+	sQuestions, sSessions := 40, 50
 	fixtureRounds := 10
 	if env.quick {
 		sQuestions, fixtureRounds = 5, 3
 	}
-	synth, err := lmeSynthetic(sQuestions, sSessions, 10, 30)
+	// LongMemEval_S gives each question about 115k tokens of history in
+	// about 50 sessions: 12 turns of 140 words per session is that volume
+	// (84k words), drawn Zipf-like from 6,000 words as chat text would be.
+	// The small haystack (10 turns of 30 words from 90 words) is kept for
+	// comparison with earlier runs.
+	small, err := lmeSynthetic(sQuestions, sSessions, 10, 30, 0)
+	if err != nil {
+		return err
+	}
+	synth, err := lmeSynthetic(sQuestions, sSessions, 12, 140, 6000)
 	if err != nil {
 		return err
 	}
@@ -65,7 +74,8 @@ func benchLongMemEval(ctx context.Context, env *benchEnv) (err error) {
 	}
 	arms := []arm{
 		{fmt.Sprintf("fixture (%s)", fixturePath), fixture, fixtureRounds, 10},
-		{"LongMemEval_S size (synthetic)", synth, 1, 60},
+		{"50 small sessions (synthetic, 15k words)", small, 1, 60},
+		{"LongMemEval_S size (synthetic, 84k words)", synth, 1, 60},
 	}
 	// Warm up caches, plans and the embedder once, untimed.
 	if _, _, err := lmeTimedRun(ctx, st, fixture); err != nil {
@@ -130,8 +140,10 @@ func lmeTimedRun(ctx context.Context, st longmemeval.Store, qs []longmemeval.Que
 
 // lmeSynthetic builds a dataset in the public LongMemEval format (encoded
 // and parsed back, as a file would be): per question, sessions of turns of
-// about wordsPerTurn filler words, one of them holding the answer.
-func lmeSynthetic(questions, sessions, turns, wordsPerTurn int) ([]longmemeval.Question, error) {
+// about wordsPerTurn words, one of them holding the answer. With vocab > 0
+// the words are drawn Zipf-like from that many generated words; with 0,
+// uniformly from a short list of filler words.
+func lmeSynthetic(questions, sessions, turns, wordsPerTurn, vocab int) ([]longmemeval.Question, error) {
 	rng := rand.New(rand.NewPCG(42, 7))
 	filler := strings.Fields(`the a and to of in for on with my your about after before during week
 		today yesterday plan trip recipe garden book movie music project meeting weekend coffee
@@ -142,10 +154,18 @@ func lmeSynthetic(questions, sessions, turns, wordsPerTurn int) ([]longmemeval.Q
 	things := []string{"dog", "cat", "car", "bike", "boat", "parrot", "guitar", "violin", "tortoise", "horse"}
 	names := []string{"Biscuit", "Mango", "Pepper", "Juniper", "Waffles", "Clementine", "Atlas", "Nimbus", "Pistachio", "Marlowe",
 		"Quincy", "Rosalind", "Tamsin", "Ulysses", "Vesper", "Wendell", "Xanthe", "Yardley", "Zephyr", "Oberon"}
+	word := func() string { return filler[rng.IntN(len(filler))] }
+	if vocab > 0 {
+		words, cum := zipfVocabulary(rng, vocab)
+		word = func() string {
+			i, _ := slices.BinarySearch(cum, rng.Float64()*cum[len(cum)-1])
+			return words[min(i, len(words)-1)]
+		}
+	}
 	sentence := func(n int) string {
 		w := make([]string, n)
 		for i := range w {
-			w[i] = filler[rng.IntN(len(filler))]
+			w[i] = word()
 		}
 		return strings.Join(w, " ") + "."
 	}
@@ -206,4 +226,30 @@ func lmeSynthetic(questions, sessions, turns, wordsPerTurn int) ([]longmemeval.Q
 		return nil, err
 	}
 	return longmemeval.Parse("synthetic-longmemeval-s.json", raw)
+}
+
+// zipfVocabulary returns n distinct made-up words (syllables joined, so the
+// stemmer treats them as words) and the cumulative weights of a Zipf
+// distribution over them: the r-th word has weight 1/r.
+func zipfVocabulary(rng *rand.Rand, n int) ([]string, []float64) {
+	syl := strings.Fields("ka lo mi ren tu sa vel dor pin qua ber fel gri hon jas kel lum nor pra sim tor ung vis wen yar zel bro cal dim fen")
+	seen := map[string]bool{}
+	words := make([]string, 0, n)
+	cum := make([]float64, 0, n)
+	total := 0.0
+	for len(words) < n {
+		var b strings.Builder
+		for k := 2 + rng.IntN(3); k > 0; k-- {
+			b.WriteString(syl[rng.IntN(len(syl))])
+		}
+		w := b.String()
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
+		words = append(words, w)
+		total += 1 / float64(len(words))
+		cum = append(cum, total)
+	}
+	return words, cum
 }
