@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -102,9 +103,24 @@ func TestEmbeddedClusterFromTwoProcesses(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
 	env := append(os.Environ(), "PGBRAIN_HOME="+home, "PGBRAIN_DATABASE_URL=", "DATABASE_URL=")
 	t.Cleanup(func() {
-		cmd := exec.Command(bin, "db", "stop")
+		// Run as root, the cluster lives outside the home (under
+		// /var/lib/pgbrain) when its owner cannot reach the home, so removing
+		// the temporary home alone would leave it behind.
+		cmd := exec.Command(bin, "db", "status", "--json")
+		cmd.Env = env
+		out, _ := cmd.Output()
+		var st struct {
+			Dir string `json:"dir"`
+		}
+		_ = json.Unmarshal(out, &st)
+		cmd = exec.Command(bin, "db", "stop")
 		cmd.Env = env
 		cmd.Run()
+		if st.Dir != "" {
+			if err := os.RemoveAll(st.Dir); err != nil {
+				t.Errorf("removing the test cluster: %v", err)
+			}
+		}
 	})
 	var wg sync.WaitGroup
 	outs := make([][]byte, 2)
