@@ -189,3 +189,44 @@ func TestConcurrentWritersKeepTermStatisticsExact(t *testing.T) {
 		t.Errorf("corpus_stats.n_docs = %d, want %d chunks", nDocs, chunks)
 	}
 }
+
+// ImportDocs goes through the same pipeline as ImportDir: several writers,
+// ids in document order, bad documents named, unchanged ones skipped.
+func TestImportDocsInParallel(t *testing.T) {
+	ctx := context.Background()
+	b := testdb.Open(t)
+	var docs []ingest.Doc
+	for i := 0; i < 17; i++ {
+		docs = append(docs, ingest.Doc{Slug: fmt.Sprintf("docs/%02d", i), Data: []byte(fmt.Sprintf("# Doc %d\n\nBody of document %d.\n", i, i))})
+	}
+	docs = append(docs,
+		ingest.Doc{Slug: "Bad Slug", Data: []byte("# x\n")},
+		ingest.Doc{Slug: "docs/latin1", Data: []byte("caf\xe9\n")})
+	opts := ingest.Options{Writers: 3, BatchPages: 4}
+	sum, err := ingest.ImportDocs(ctx, b, docs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Files != 19 || sum.Added != 17 || sum.Failed != 2 {
+		t.Fatalf("summary = %+v, want 19 documents, 17 added, 2 failed", sum)
+	}
+	if sum.Failures[0].Path != "Bad Slug" || sum.Failures[1].Path != "docs/latin1" {
+		t.Errorf("failures = %+v", sum.Failures)
+	}
+	var inOrder bool
+	if err := b.Pool.QueryRow(ctx, `
+		SELECT bool_and(ok) FROM (
+			SELECT id > lag(id) OVER (ORDER BY slug) IS NOT FALSE AS ok FROM brain.pages) x`).Scan(&inOrder); err != nil {
+		t.Fatal(err)
+	}
+	if !inOrder {
+		t.Error("page ids do not follow document order")
+	}
+	again, err := ingest.ImportDocs(ctx, b, docs[:17], opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Unchanged != 17 || again.Added+again.Updated != 0 {
+		t.Errorf("re-import = %+v, want 17 unchanged", again)
+	}
+}
