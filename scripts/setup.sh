@@ -135,7 +135,13 @@ if ! vector_installed; then
 fi
 vector_installed || die "pgvector 0.8+ is still missing for PostgreSQL ${PG_MAJOR}"
 
-# 4. Go modules.
+# 4. For `make test` (PGBRAIN_SETUP_TESTS=1): a C compiler, which the race
+#    detector's pass over the concurrent packages needs (cgo).
+if [ "${PGBRAIN_SETUP_TESTS:-}" = 1 ] && ! command -v gcc >/dev/null 2>&1 && ! command -v cc >/dev/null 2>&1; then
+	apt_install gcc
+fi
+
+# 5. Go modules.
 if command -v go >/dev/null 2>&1; then
 	go mod download >&2 || die "go mod download failed: check access to the Go module proxy"
 else

@@ -7,13 +7,26 @@ cd "$(dirname "$0")/.."
 
 make -s vet
 
+# The packages that share state between goroutines run once more under the
+# race detector, which needs cgo (a C compiler).
+race_pkgs=(./client/ingest ./client/audit ./client/mcpserver ./client/capture ./client/longmemeval)
+all_tests() {
+	go test -count=1 ./... || return
+	if [ "$(go env CGO_ENABLED)" = 1 ]; then
+		go test -race -count=1 "${race_pkgs[@]}"
+	else
+		echo "test: no C compiler, so the race-detector pass is left out (apt-get install gcc adds it)" >&2
+	fi
+}
+
 if [ -n "${TEST_DATABASE_URL:-}" ]; then
-	exec go test -count=1 ./...
+	all_tests
+	exit
 fi
 dir=$(mktemp -d "${TMPDIR:-/tmp}/pgbrain-test.XXXXXX")
 url=$(go run ./testdb/cmd/testcluster start "$dir")
 set +e
-TEST_DATABASE_URL="$url" go test -count=1 ./...
+TEST_DATABASE_URL="$url" all_tests
 rc=$?
 set -e
 if [ $rc -eq 0 ]; then
