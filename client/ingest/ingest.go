@@ -142,12 +142,8 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 	return sum, nil
 }
 
-// group is one stretch of files, parsed and classified, on its way to the
-// writer.
-type group struct {
-	files []fileResult
-}
-
+// fileResult is one file (or document) parsed and classified, on its way to
+// a writer in a stretch of opts.BatchPages of them.
 type fileResult struct {
 	rel       string
 	slug      string // set when the path gave a slug, even if parsing failed
@@ -166,7 +162,7 @@ type fileResult struct {
 func runPipeline(ctx context.Context, b *brain.Brain, n int, parse func(i int) fileResult, opts Options, sum *Summary) ([]string, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	groups := make(chan group, 1)
+	groups := make(chan []fileResult, 1)
 	go func() {
 		defer close(groups)
 		for lo := 0; lo < n && ctx.Err() == nil; lo += opts.BatchPages {
@@ -218,7 +214,7 @@ func runPipeline(ctx context.Context, b *brain.Brain, n int, parse func(i int) f
 	for g := range groups {
 		var batch []parsed
 		var part Summary
-		for _, f := range g.files {
+		for _, f := range g {
 			if f.slug != "" {
 				seen = append(seen, f.slug)
 			}
@@ -232,7 +228,7 @@ func runPipeline(ctx context.Context, b *brain.Brain, n int, parse func(i int) f
 			}
 		}
 		if len(batch) == 0 {
-			finished(len(g.files), &part)
+			finished(len(g), &part)
 			continue
 		}
 		// One writer applies batches in order anyway; several need ids
@@ -247,7 +243,7 @@ func runPipeline(ctx context.Context, b *brain.Brain, n int, parse func(i int) f
 		sum.merge(&part)
 		mu.Unlock()
 		select {
-		case jobs <- job{batch: batch, files: len(g.files)}:
+		case jobs <- job{batch: batch, files: len(g)}:
 		case <-ctx.Done():
 		}
 	}
@@ -289,8 +285,8 @@ func reserveIDs(ctx context.Context, b *brain.Brain, batch []parsed) error {
 
 // parseGroup runs parse on items lo..hi-1 on every core. Unchanged items
 // are only hashed: they cost no chunking and no classification.
-func parseGroup(lo, hi int, parse func(i int) fileResult) group {
-	out := group{files: make([]fileResult, hi-lo)}
+func parseGroup(lo, hi int, parse func(i int) fileResult) []fileResult {
+	out := make([]fileResult, hi-lo)
 	workers := min(runtime.GOMAXPROCS(0), hi-lo)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -298,7 +294,7 @@ func parseGroup(lo, hi int, parse func(i int) fileResult) group {
 		go func(w int) {
 			defer wg.Done()
 			for i := w; i < hi-lo; i += workers {
-				out.files[i] = parse(lo + i)
+				out[i] = parse(lo + i)
 			}
 		}(w)
 	}
@@ -319,7 +315,13 @@ func parseOne(dir, rel string, known map[string]string, opts Options) fileResult
 		r.err = fmt.Errorf("reading: %w", err)
 		return r
 	}
-	page, err := markdown.Parse(slug, data)
+	return parseData(r, data, known, opts)
+}
+
+// parseData parses one item's markdown into r (whose rel and slug are set):
+// unchanged pages are only hashed, changed ones are prepared for writing.
+func parseData(r fileResult, data []byte, known map[string]string, opts Options) fileResult {
+	page, err := markdown.Parse(r.slug, data)
 	if err != nil {
 		r.err = err
 		return r
@@ -328,7 +330,7 @@ func parseOne(dir, rel string, known map[string]string, opts Options) fileResult
 		r.unchanged = true
 		return r
 	}
-	r.p = prepare(rel, page, opts)
+	r.p = prepare(r.rel, page, opts)
 	return r
 }
 
@@ -364,7 +366,7 @@ func PutPage(ctx context.Context, b *brain.Brain, slug string, data []byte, opts
 	opts.defaults()
 	var sum Summary
 	if !markdown.ValidSlug(slug) {
-		return sum, fmt.Errorf("slug %q is not valid: use lower-case path segments of a-z, 0-9, '.', '_' or '-' separated by '/'", slug)
+		return sum, invalidSlug(slug)
 	}
 	if err := checkSource(ctx, b, opts.Source); err != nil {
 		return sum, err
@@ -416,21 +418,17 @@ func ImportDocs(ctx context.Context, b *brain.Brain, docs []Doc, opts Options) (
 func parseDoc(d Doc, known map[string]string, opts Options) fileResult {
 	r := fileResult{rel: d.Slug}
 	if !markdown.ValidSlug(d.Slug) {
-		r.err = errors.New("slug is not valid: use lower-case path segments of a-z, 0-9, '.', '_' or '-' separated by '/'")
+		r.err = invalidSlug(d.Slug)
 		return r
 	}
 	r.slug = d.Slug
-	page, err := markdown.Parse(d.Slug, d.Data)
-	if err != nil {
-		r.err = err
-		return r
-	}
-	if known[page.Slug] == page.ContentHash {
-		r.unchanged = true
-		return r
-	}
-	r.p = prepare(d.Slug, page, opts)
-	return r
+	return parseData(r, d.Data, known, opts)
+}
+
+// invalidSlug is the error for a slug given by the caller (not derived from
+// a path) that brain.pages would refuse.
+func invalidSlug(slug string) error {
+	return fmt.Errorf("slug %q is not valid: use lower-case path segments of a-z, 0-9, '.', '_' or '-' separated by '/'", slug)
 }
 
 func (s *Summary) merge(o *Summary) {

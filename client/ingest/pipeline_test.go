@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/classify"
 	"github.com/pgbrain/pgbrain/client/ingest"
 	"github.com/pgbrain/pgbrain/client/pii"
@@ -34,6 +35,24 @@ func pipelineCorpus(t *testing.T, n int) string {
 	return dir
 }
 
+// Queries for idsInOrder: each row says whether an id is larger than the
+// one before it in slug (and chunk) order.
+const (
+	pageIDOrder  = `SELECT id > lag(id) OVER (ORDER BY slug) IS NOT FALSE FROM brain.pages`
+	chunkIDOrder = `SELECT c.id > lag(c.id) OVER (ORDER BY p.slug, c.chunk_index) IS NOT FALSE
+		FROM brain.chunks c JOIN brain.pages p ON p.id = c.page_id`
+)
+
+// idsInOrder reports whether every row of query is true.
+func idsInOrder(t *testing.T, b *brain.Brain, query string) bool {
+	t.Helper()
+	var ok bool
+	if err := b.Pool.QueryRow(context.Background(), `SELECT bool_and(ok) FROM (`+query+`) AS x (ok)`).Scan(&ok); err != nil {
+		t.Fatal(err)
+	}
+	return ok
+}
+
 func TestPipelineKeepsFileOrderAndProgress(t *testing.T) {
 	for _, tc := range []struct{ batch, writers int }{{1, 1}, {3, 2}, {2, 4}, {50, 3}} {
 		batch := tc.batch
@@ -53,22 +72,10 @@ func TestPipelineKeepsFileOrderAndProgress(t *testing.T) {
 			}
 			// Ids are reserved in file order whichever writer lands a batch
 			// first, so a re-import elsewhere breaks ranking ties the same way.
-			var inOrder bool
-			if err := b.Pool.QueryRow(ctx, `
-				SELECT bool_and(ok) FROM (
-					SELECT id > lag(id) OVER (ORDER BY slug) IS NOT FALSE AS ok FROM brain.pages) x`).Scan(&inOrder); err != nil {
-				t.Fatal(err)
-			}
-			if !inOrder {
+			if !idsInOrder(t, b, pageIDOrder) {
 				t.Error("page ids do not follow file order")
 			}
-			if err := b.Pool.QueryRow(ctx, `
-				SELECT bool_and(ok) FROM (
-					SELECT c.id > lag(c.id) OVER (ORDER BY p.slug, c.chunk_index) IS NOT FALSE AS ok
-					FROM brain.chunks c JOIN brain.pages p ON p.id = c.page_id) x`).Scan(&inOrder); err != nil {
-				t.Fatal(err)
-			}
-			if !inOrder {
+			if !idsInOrder(t, b, chunkIDOrder) {
 				t.Error("chunk ids do not follow file and chunk order")
 			}
 			if len(calls) == 0 || calls[len(calls)-1] != [2]int{21, 21} {
@@ -213,13 +220,7 @@ func TestImportDocsInParallel(t *testing.T) {
 	if sum.Failures[0].Path != "Bad Slug" || sum.Failures[1].Path != "docs/latin1" {
 		t.Errorf("failures = %+v", sum.Failures)
 	}
-	var inOrder bool
-	if err := b.Pool.QueryRow(ctx, `
-		SELECT bool_and(ok) FROM (
-			SELECT id > lag(id) OVER (ORDER BY slug) IS NOT FALSE AS ok FROM brain.pages) x`).Scan(&inOrder); err != nil {
-		t.Fatal(err)
-	}
-	if !inOrder {
+	if !idsInOrder(t, b, pageIDOrder) {
 		t.Error("page ids do not follow document order")
 	}
 	again, err := ingest.ImportDocs(ctx, b, docs[:17], opts)
