@@ -42,6 +42,18 @@ func newScratch(t *testing.T, userURL string, keywordOnly bool) *Scratch {
 	return s
 }
 
+// userBrain is a fresh brain standing for the user's, and its URL.
+func userBrain(t *testing.T) (string, *brain.Brain) {
+	t.Helper()
+	u := testdb.New(t)
+	b, err := brain.Open(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	return u, b
+}
+
 func sameFingerprints(t *testing.T, what string, before, after map[string]string) {
 	t.Helper()
 	if len(before) != len(after) {
@@ -169,12 +181,7 @@ func TestResetFailsOnAppendOnlyRows(t *testing.T) {
 // search statistics included, and the scratch database is gone.
 func TestRunLeavesTheUserBrainUntouched(t *testing.T) {
 	ctx := context.Background()
-	userURL := testdb.New(t)
-	user, err := brain.Open(ctx, userURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer user.Close()
+	userURL, user := userBrain(t)
 	if _, err := ingest.ImportDocs(ctx, user, []ingest.Doc{
 		{Slug: "people/alice", Data: []byte("# Alice\n\nAlice has a beagle called Biscuit and runs marathons in Boston.\n")},
 		{Slug: "sessions/answer_dog_1", Data: []byte("# Not a session\n\nThe user's own page with a colliding slug.\n")},
@@ -246,12 +253,7 @@ func TestScratchNameAndURL(t *testing.T) {
 // nothing is created.
 func TestScratchNeedsCreateDB(t *testing.T) {
 	ctx := context.Background()
-	userURL := testdb.New(t)
-	user, err := brain.Open(ctx, userURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer user.Close()
+	userURL, user := userBrain(t)
 	r := make([]byte, 4)
 	rand.Read(r)
 	role := "lme_nocreatedb_" + hex.EncodeToString(r)
@@ -291,12 +293,7 @@ func (c cancelOnImport) Import(ctx context.Context, docs []ingest.Doc) error {
 // An interrupted run still drops its scratch database, with the run's own
 // (cancelled) context.
 func TestDropAfterInterrupt(t *testing.T) {
-	userURL := testdb.New(t)
-	user, err := brain.Open(context.Background(), userURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer user.Close()
+	userURL, user := userBrain(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s, err := NewScratch(ctx, userURL, ScratchOptions{Settings: user.Settings, KeywordOnly: true})
