@@ -83,11 +83,8 @@ func benchAudit(ctx context.Context, env *benchEnv) error {
 			}
 			defer c.Close(context.WithoutCancel(ctx))
 			aw := audit.NewWriter(c, nil)
-			tools := []string{"search", "query", "get_page", "list_pages"}
 			for i := 0; i < perWriter; i++ {
-				e := audit.Entry{SessionID: fmt.Sprintf("bench-writer-%d", w), Caller: "pgbrain-bench",
-					Tool: tools[i%len(tools)], Status: "success", CostClass: "search"}
-				if _, err := aw.Record(ctx, e); err != nil {
+				if _, err := aw.Record(ctx, benchEntry(fmt.Sprintf("bench-writer-%d", w), i)); err != nil {
 					mu.Lock()
 					errs = append(errs, err)
 					mu.Unlock()
@@ -101,37 +98,17 @@ func benchAudit(ctx context.Context, env *benchEnv) error {
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("concurrent audit writers: %w", err)
 	}
-	var total, bad int
-	if err := conn.QueryRow(ctx, `SELECT count(*) FROM brain.audit_log`).Scan(&total); err != nil {
-		return err
-	}
-	if total != audited+writers*perWriter {
-		return fmt.Errorf("%d audit rows, want %d", total, audited+writers*perWriter)
-	}
-	verifyStart := time.Now()
-	if err := conn.QueryRow(ctx, `SELECT count(*) FROM brain.audit_verify(true)`).Scan(&bad); err != nil {
-		return err
-	}
-	verify := time.Since(verifyStart)
-	if bad != 0 {
-		return fmt.Errorf("brain.audit_verify(true) reports %d problems", bad)
-	}
 	rows := writers * perWriter
+	verify, err := checkChain(ctx, conn, audited+rows, "the connection writers")
+	if err != nil {
+		return err
+	}
 	asyncElapsed, err := benchAsyncWriter(ctx, url, writers, perWriter)
 	if err != nil {
 		return err
 	}
-	if err := conn.QueryRow(ctx, `SELECT count(*) FROM brain.audit_log`).Scan(&total); err != nil {
+	if _, err := checkChain(ctx, conn, audited+2*rows, "the background writer"); err != nil {
 		return err
-	}
-	if want := audited + 2*rows; total != want {
-		return fmt.Errorf("%d audit rows after the background writer, want %d", total, want)
-	}
-	if err := conn.QueryRow(ctx, `SELECT count(*) FROM brain.audit_verify(true)`).Scan(&bad); err != nil {
-		return err
-	}
-	if bad != 0 {
-		return fmt.Errorf("brain.audit_verify(true) reports %d problems after the background writer", bad)
 	}
 	fmt.Fprintf(env.out, "## audit: chain inserts, %d writers x %d rows\n\n", writers, perWriter)
 	fmt.Fprintln(env.out, "| writer | rows | seconds | rows/s | chain rows | verify problems | verify ms |")
@@ -139,8 +116,37 @@ func benchAudit(ctx context.Context, env *benchEnv) error {
 	fmt.Fprintf(env.out, "| Record, one connection each | %d | %.2f | %.0f | %d | %d | %.1f |\n", rows, elapsed.Seconds(),
 		float64(rows)/elapsed.Seconds(), audited+rows, 0, float64(verify.Microseconds())/1000)
 	fmt.Fprintf(env.out, "| background (serve's), batched | %d | %.2f | %.0f | %d | %d | |\n\n", rows, asyncElapsed.Seconds(),
-		float64(rows)/asyncElapsed.Seconds(), total, bad)
+		float64(rows)/asyncElapsed.Seconds(), audited+2*rows, 0)
 	return nil
+}
+
+// checkChain fails unless brain.audit_log holds want rows and
+// brain.audit_verify(true) finds no problem; it returns how long the
+// verification took. after names the writers that just finished.
+func checkChain(ctx context.Context, conn *pgx.Conn, want int, after string) (time.Duration, error) {
+	var total, bad int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM brain.audit_log`).Scan(&total); err != nil {
+		return 0, err
+	}
+	if total != want {
+		return 0, fmt.Errorf("%d audit rows after %s, want %d", total, after, want)
+	}
+	start := time.Now()
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM brain.audit_verify(true)`).Scan(&bad); err != nil {
+		return 0, err
+	}
+	verify := time.Since(start)
+	if bad != 0 {
+		return 0, fmt.Errorf("brain.audit_verify(true) reports %d problems after %s", bad, after)
+	}
+	return verify, nil
+}
+
+// benchEntry is the i-th audit entry a bench writer records.
+func benchEntry(session string, i int) audit.Entry {
+	tools := []string{"search", "query", "get_page", "list_pages"}
+	return audit.Entry{SessionID: session, Caller: "pgbrain-bench",
+		Tool: tools[i%len(tools)], Status: "success", CostClass: "search"}
 }
 
 // benchAsyncWriter queues writers x perWriter entries from as many
@@ -154,7 +160,6 @@ func benchAsyncWriter(ctx context.Context, url string, writers, perWriter int) (
 	defer pool.Close()
 	var errs bytes.Buffer
 	aw := audit.NewAsync(audit.NewWriter(pool, &errs), audit.AsyncOptions{})
-	tools := []string{"search", "query", "get_page", "list_pages"}
 	start := time.Now()
 	var wg sync.WaitGroup
 	for w := 0; w < writers; w++ {
@@ -162,8 +167,7 @@ func benchAsyncWriter(ctx context.Context, url string, writers, perWriter int) (
 		go func() {
 			defer wg.Done()
 			for i := 0; i < perWriter; i++ {
-				_, _ = aw.Record(ctx, audit.Entry{SessionID: fmt.Sprintf("bench-async-%d", w), Caller: "pgbrain-bench",
-					Tool: tools[i%len(tools)], Status: "success", CostClass: "search"})
+				_, _ = aw.Record(ctx, benchEntry(fmt.Sprintf("bench-async-%d", w), i))
 			}
 		}()
 	}
