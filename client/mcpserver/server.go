@@ -51,10 +51,10 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
-// Auditor appends one audit row per call; *audit.Async (rows written in
-// the background, what serve uses) and *audit.Writer (synchronous) satisfy
-// it. The server computes the fingerprint itself and ignores the error: the
-// auditor reports its failures.
+// Auditor appends one audit row per call and returns its fingerprint, also
+// when the row could not be written; *audit.Async (rows written in the
+// background, what serve uses) and *audit.Writer (synchronous) satisfy it.
+// The server ignores the error: the auditor reports its failures.
 type Auditor interface {
 	Record(ctx context.Context, e audit.Entry) (string, error)
 }
@@ -267,12 +267,14 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest, tool, cos
 		entry.RefusalReason = env.Error.Kind
 		entry.CostClass = "refused"
 	}
-	// The fingerprint is computed here, not by the auditor, so the span has
-	// its call id whether or not (and however late) the row is written.
-	fp := audit.Fingerprint(entry)
+	// Record returns the fingerprint (the span's call id) at once, whether or
+	// not, and however late, the row is written; the auditor reports its own
+	// failures and the call goes on regardless.
+	var fp string
 	if s.cfg.Audit != nil {
-		// The writer reports its own failures; the call goes on regardless.
-		_, _ = s.cfg.Audit.Record(ctx, entry)
+		fp, _ = s.cfg.Audit.Record(ctx, entry)
+	} else {
+		fp = audit.Fingerprint(entry)
 	}
 	errKind := ""
 	if env.Error != nil {
