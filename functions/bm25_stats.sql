@@ -10,7 +10,8 @@
 -- keep them equal to that result as chunks change.
 CREATE OR REPLACE FUNCTION brain.tsv_length(doc tsvector) RETURNS int
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
-	SELECT coalesce(sum(coalesce(cardinality(positions), 0) + CASE WHEN positions IS NULL OR cardinality(positions) = 0 THEN 1 ELSE 0 END), 0)::int
+	-- greatest() skips NULL: a lexeme without positions counts once.
+	SELECT coalesce(sum(greatest(cardinality(positions), 1)), 0)::int
 	FROM unnest(coalesce(doc, ''::tsvector))
 $fn$;
 

@@ -2,6 +2,11 @@
 -- local embedder and returns how many it filled. Only meaningful when the
 -- brain's embedder is 'local'; remote embedders are filled by the client.
 -- brain.reset_embeddings(): marks every embedding stale (for `embed --all`).
+-- brain.embed_local_refresh(): rewrites every stored vector that differs from
+-- what brain.embed_tsvector() gives for its chunk today, and returns how many
+-- it rewrote; rows that already agree are not touched. Run after a change to
+-- the local embedder's arithmetic, so stored vectors and query vectors stay in
+-- one space. A no-op unless the brain's embedder is 'local'.
 CREATE OR REPLACE FUNCTION brain.embed_stale(batch int) RETURNS bigint
 LANGUAGE sql AS $fn$
 	WITH todo AS (
@@ -21,6 +26,19 @@ BEGIN
 	SET LOCAL brain.embed = 'off';
 	UPDATE brain.chunks SET embedding = NULL WHERE embedding IS NOT NULL;
 	GET DIAGNOSTICS n = ROW_COUNT;
+	RETURN n;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION brain.embed_local_refresh() RETURNS bigint
+LANGUAGE plpgsql AS $fn$
+DECLARE n bigint := 0;
+BEGIN
+	IF brain.embedder() = 'local' THEN
+		UPDATE brain.chunks SET embedding = brain.embed_tsvector(tsv)
+		WHERE embedding IS NOT NULL AND embedding IS DISTINCT FROM brain.embed_tsvector(tsv);
+		GET DIAGNOSTICS n = ROW_COUNT;
+	END IF;
 	RETURN n;
 END
 $fn$;

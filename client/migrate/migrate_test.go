@@ -26,6 +26,17 @@ func connect(t *testing.T, opts ...testdb.Options) *pgx.Conn {
 	return conn
 }
 
+// insertPage stores a page by hand, as a psql user would, and returns its id.
+func insertPage(t *testing.T, conn *pgx.Conn, slug, title string) int64 {
+	t.Helper()
+	var id int64
+	if err := conn.QueryRow(context.Background(), `INSERT INTO brain.pages (slug, title, body, content_hash)
+		VALUES ($1, $2, 'x', repeat('a', 64)) RETURNING id`, slug, title).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
 func TestMigrateIsIdempotentAndRecordsSettings(t *testing.T) {
 	ctx := context.Background()
 	conn := connect(t, testdb.Options{Dim: 64})
@@ -110,6 +121,101 @@ func TestEmbedLocal(t *testing.T) {
 	}
 }
 
+// embedV1 is the local embedder as schema version 5 defined it, in numeric
+// arithmetic: migration 6 promises the same vectors from cheaper arithmetic.
+const embedV1 = `CREATE FUNCTION pg_temp.embed_v1(doc tsvector) RETURNS vector(256)
+LANGUAGE sql IMMUTABLE AS $fn$
+	SELECT l2_normalize(
+		format('{%s}/256', string_agg(format('%s:%s', b + 1, w), ',' ORDER BY b))::sparsevec::vector(256))
+	FROM (
+		SELECT b, sum(w) AS w
+		FROM (
+			SELECT (hashtext(lexeme) & 2147483647) % 256 AS b,
+			       CASE WHEN hashtext('~' || lexeme) & 1 = 0 THEN 1.0 ELSE -1.0 END
+			       * (1.0 + ln(coalesce(array_length(positions, 1), 1)))
+			       * CASE WHEN 'A' = ANY (weights) THEN 2.0 ELSE 1.0 END AS w
+			FROM unnest(coalesce(doc, ''::tsvector))
+		) f
+		GROUP BY b
+	) g
+	WHERE w <> 0
+	HAVING count(*) > 0
+$fn$`
+
+func TestEmbedLocalKeepsItsFeatures(t *testing.T) {
+	ctx := context.Background()
+	conn := connect(t)
+	if _, err := conn.Exec(ctx, embedV1); err != nil {
+		t.Fatal(err)
+	}
+	// The catalog's function descriptions are thousands of real English
+	// sentences; a title-weighted name makes the A weights count too.
+	var n, differ int
+	err := conn.QueryRow(ctx, `
+		WITH docs AS (
+			SELECT setweight(to_tsvector('english', p.proname), 'A')
+			       || to_tsvector('english', d.description || ' ' || d.description || ' ' || p.proname) AS doc
+			FROM pg_proc p JOIN pg_description d ON d.objoid = p.oid AND d.classoid = 'pg_proc'::regclass
+		)
+		SELECT count(*), count(*) FILTER (WHERE brain.embed_tsvector(doc) IS DISTINCT FROM pg_temp.embed_v1(doc))
+		FROM docs`).Scan(&n, &differ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 1000 || differ != 0 {
+		t.Fatalf("%d of %d vectors differ from the version 5 embedder (want 0 of at least 1000)", differ, n)
+	}
+}
+
+func TestEmbedLocalRefreshRewritesOnlyStaleVectors(t *testing.T) {
+	ctx := context.Background()
+	conn := connect(t)
+	pageID := insertPage(t, conn, "p", "Page")
+	if _, err := conn.Exec(ctx, `INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text)
+		SELECT $1, i, 'compiled_truth', 'chunk number ' || i || ' about gardens and rivers' FROM generate_series(0, 4) i`, pageID); err != nil {
+		t.Fatal(err)
+	}
+	// Chunk 2 holds a vector the embedder would not give it today, as a
+	// different rounding would leave; chunk 4 is stale (NULL) and stays so.
+	if _, err := conn.Exec(ctx, `UPDATE brain.chunks SET embedding = brain.embed_local('something else') WHERE chunk_index = 2;
+		SET brain.embed = 'off'; UPDATE brain.chunks SET embedding = NULL WHERE chunk_index = 4; RESET brain.embed`); err != nil {
+		t.Fatal(err)
+	}
+	before := map[int]string{}
+	rows, err := conn.Query(ctx, `SELECT chunk_index, xmin::text FROM brain.chunks`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var i int
+		var x string
+		if err := rows.Scan(&i, &x); err != nil {
+			t.Fatal(err)
+		}
+		before[i] = x
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var rewritten int64
+	if err := conn.QueryRow(ctx, `SELECT brain.embed_local_refresh()`).Scan(&rewritten); err != nil {
+		t.Fatal(err)
+	}
+	if rewritten != 1 {
+		t.Fatalf("embed_local_refresh rewrote %d rows, want 1", rewritten)
+	}
+	var agree, stale, touched int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FILTER (WHERE embedding = brain.embed_tsvector(tsv)),
+		count(*) FILTER (WHERE embedding IS NULL),
+		count(*) FILTER (WHERE xmin::text <> ($1::jsonb ->> chunk_index::text))
+		FROM brain.chunks`, before).Scan(&agree, &stale, &touched); err != nil {
+		t.Fatal(err)
+	}
+	if agree != 4 || stale != 1 || touched != 1 {
+		t.Fatalf("after refresh: %d vectors agree, %d stale, %d rows rewritten; want 4, 1, 1", agree, stale, touched)
+	}
+}
+
 func TestChecksRejectBadRows(t *testing.T) {
 	ctx := context.Background()
 	conn := connect(t)
@@ -146,11 +252,7 @@ func TestChecksRejectBadRows(t *testing.T) {
 func TestTsvAndEmbeddingMaintainedInSQL(t *testing.T) {
 	ctx := context.Background()
 	conn := connect(t)
-	var pageID int64
-	if err := conn.QueryRow(ctx, `INSERT INTO brain.pages (slug, title, body, content_hash)
-		VALUES ('go/strings', 'Package strings', 'x', repeat('a', 64)) RETURNING id`).Scan(&pageID); err != nil {
-		t.Fatal(err)
-	}
+	pageID := insertPage(t, conn, "go/strings", "Package strings")
 	if _, err := conn.Exec(ctx, `INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text, tsv)
 		VALUES ($1, 0, 'compiled_truth', 'Builder appends efficiently', 'forged:1'), ($1, 1, 'timeline', '2012: added in go1', NULL)`, pageID); err != nil {
 		t.Fatal(err)
