@@ -39,6 +39,10 @@ type Options struct {
 	Embedder embed.Embedder
 	// Prune deletes pages of the source whose files are gone.
 	Prune bool
+	// NoClassify skips PII classification, so pages get no brain.page_pii
+	// tags. Only for a brain that is never served, such as LongMemEval's
+	// scratch database: the refusal policy reads those tags.
+	NoClassify bool
 	// BatchPages is how many changed pages go into one transaction.
 	BatchPages int
 	// Writers is how many connections apply batches at once; default
@@ -338,12 +342,11 @@ func parseData(r fileResult, data []byte, known map[string]string, opts Options)
 // PII categories.
 func prepare(path string, page *markdown.Page, opts Options) parsed {
 	page.Type = normalizeType(page.Type)
-	return parsed{
-		path:   path,
-		page:   page,
-		chunks: markdown.ChunkPage(page, opts.Chunking),
-		pii:    pii.Classify(classify.PageText(page.Title, page.Body)),
+	p := parsed{path: path, page: page, chunks: markdown.ChunkPage(page, opts.Chunking)}
+	if !opts.NoClassify {
+		p.pii = pii.Classify(classify.PageText(page.Title, page.Body))
 	}
+	return p
 }
 
 // DefaultWriters is one writer per core, at most four: computing tsvectors
@@ -659,6 +662,9 @@ func applyBatch(ctx context.Context, b *brain.Brain, opts Options, batch []parse
 		if err := tx.QueryRow(ctx, `SELECT added, updated, unchanged FROM brain.import_apply($1)`, opts.Source).
 			Scan(&added, &updated, &unchanged); err != nil {
 			return fmt.Errorf("applying import batch: %w", err)
+		}
+		if opts.NoClassify {
+			return nil
 		}
 		return classify.RecordApplied(ctx, tx, slugs, cats)
 	})

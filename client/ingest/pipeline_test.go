@@ -132,6 +132,24 @@ func TestImportTagsEqualStoredPageClassification(t *testing.T) {
 	}
 }
 
+// NoClassify imports the same pages without PII tags.
+func TestImportNoClassifyLeavesPagesUntagged(t *testing.T) {
+	ctx := context.Background()
+	b := testdb.Open(t)
+	dir := pipelineCorpus(t, 14)
+	sum, err := ingest.ImportDir(ctx, b, dir, ingest.Options{BatchPages: 4, NoClassify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages, tags int
+	if err := b.Pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM brain.pages), (SELECT count(*) FROM brain.page_pii)`).Scan(&pages, &tags); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Added != 14 || pages != 14 || tags != 0 {
+		t.Fatalf("added %d, stored %d pages and %d PII tags; want 14, 14 and 0", sum.Added, pages, tags)
+	}
+}
+
 func TestImportStopsWhenCancelled(t *testing.T) {
 	b := testdb.Open(t)
 	dir := pipelineCorpus(t, 40)

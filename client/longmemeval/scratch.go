@@ -200,8 +200,11 @@ func (s *Scratch) Drop(ctx context.Context) error {
 // insert) and exactly (HNSW is approximate). So is the GIN index on the
 // tsvectors: matching a few hundred chunks by scan costs less than keeping
 // the index. The statement triggers that keep the BM25 term statistics are
-// disabled, and Import rebuilds the statistics once per question with
-// brain.term_stats_rebuild(), which gives the same numbers: incremental
+// disabled, and Search fills them just before it searches, for the
+// question's own words (longmemeval.bm25_stats): BM25 reads the document
+// frequency of the query's lexemes and nothing else, so those rows score
+// exactly as a full brain.term_stats_rebuild() would, for a few hundred
+// lookups instead of one row per distinct word of the haystack. Incremental
 // upkeep costs one upsert per distinct word per batch, and as much again to
 // take it back at the next reset. All of this is right for this scratch
 // database only; a user's brain keeps its indexes and triggers.
@@ -260,6 +263,25 @@ BEGIN
 	END LOOP;
 END
 $do$;
+
+-- bm25_stats(q) sets brain.term_stats to the document frequencies of the
+-- words of question q (parsed both as brain.keyword_search parses a query
+-- and as a document) and brain.corpus_stats to the haystack's totals.
+CREATE FUNCTION longmemeval.bm25_stats(q text) RETURNS void
+LANGUAGE sql AS $fn$
+	DELETE FROM brain.term_stats;
+	WITH l AS MATERIALIZED (
+		SELECT w AS lexeme, ('''' || replace(replace(w, '\', '\\'), '''', '''''') || '''')::tsquery AS match
+		FROM (SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('english'::regconfig, q))
+		                             || brain.tsquery_terms(websearch_to_tsquery('english'::regconfig, q)))) AS x (w)
+	)
+	INSERT INTO brain.term_stats (lexeme, doc_freq)
+	SELECT l.lexeme, count(*) FROM l JOIN brain.chunks c ON c.tsv @@ l.match
+	GROUP BY l.lexeme;
+	UPDATE brain.corpus_stats
+	SET n_docs = (SELECT count(*) FROM brain.chunks),
+	    total_len = (SELECT coalesce(sum(doc_len), 0) FROM brain.chunks);
+$fn$;
 
 -- reset() empties every table of schema brain, enumerated now (so a table
 -- added by a later migration is emptied too), except the seeded ones, which
@@ -357,6 +379,8 @@ func (s *Scratch) Import(ctx context.Context, docs []ingest.Doc) error {
 	sum, err := ingest.ImportDocs(ctx, s.B, docs, ingest.Options{
 		Embedder: s.o.Embedder, NoEmbed: s.o.KeywordOnly,
 		Writers: writers, BatchPages: max(1, (len(docs)+writers-1)/writers),
+		// Nothing in this brain is ever served, so its pages need no PII tags.
+		NoClassify: true,
 	})
 	if err != nil {
 		return fmt.Errorf("importing %d sessions: %w", len(docs), err)
@@ -365,15 +389,15 @@ func (s *Scratch) Import(ctx context.Context, docs []ingest.Doc) error {
 		f := sum.Failures[0]
 		return fmt.Errorf("importing session page %s: %s", f.Path, f.Reason)
 	}
-	if _, err := s.B.Pool.Exec(ctx, `SELECT brain.term_stats_rebuild()`); err != nil {
-		return fmt.Errorf("computing the BM25 statistics of %d sessions: %w", len(docs), err)
-	}
 	return nil
 }
 
 // Search runs hybrid search (or keyword-only) over the scratch brain and
 // returns the best k distinct page slugs, best first.
 func (s *Scratch) Search(ctx context.Context, q string, k int) ([]string, error) {
+	if _, err := s.B.Pool.Exec(ctx, `SELECT longmemeval.bm25_stats($1)`, q); err != nil {
+		return nil, fmt.Errorf("computing the BM25 statistics of the question's words: %w", err)
+	}
 	o := search.Options{Limit: min(k, search.MaxLimit)}
 	var resp *search.Response
 	var err error
