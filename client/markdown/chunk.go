@@ -581,11 +581,23 @@ func trimRange(src string, start, end int) (int, int) {
 }
 
 // countWords counts whitespace-separated words, as strings.Fields would.
+// countWords counts what strings.Fields would split s into, without
+// allocating. ASCII bytes skip rune decoding: the chunker counts every byte
+// of an import at least once.
 func countWords(s string) int {
 	n := 0
 	in := false
-	for _, r := range s {
-		if isSpace(r) {
+	for i := 0; i < len(s); {
+		var space bool
+		if c := s[i]; c < utf8.RuneSelf {
+			space = c == ' ' || c-'\t' <= '\r'-'\t' // \t \n \v \f \r
+			i++
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			space = isSpace(r)
+			i += size
+		}
+		if space {
 			in = false
 		} else if !in {
 			in = true

@@ -445,3 +445,14 @@ func TestSentences(t *testing.T) {
 		}
 	}
 }
+
+func TestCountWordsMatchesFields(t *testing.T) {
+	for _, s := range []string{
+		"", " ", "one", " one  two\tthree\nfour\v\ffive\r", "a\u00a0b\u2003c\u0085d", "\x00\x08\x0e\x1f x",
+		"naïve café", "bad\xffutf8 \xe2\x80 end", "日本語 テキスト", "x\u200by",
+	} {
+		if got, want := countWords(s), len(strings.Fields(s)); got != want {
+			t.Errorf("countWords(%q) = %d, strings.Fields gives %d", s, got, want)
+		}
+	}
+}

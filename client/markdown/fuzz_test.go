@@ -79,6 +79,9 @@ func FuzzChunkPage(f *testing.F) {
 		if !utf8.ValidString(compiled) || !utf8.ValidString(timeline) || !utf8.ValidString(title) {
 			return // Parse rejects such input before it reaches the chunker
 		}
+		if got, want := countWords(compiled), len(strings.Fields(compiled)); got != want {
+			t.Fatalf("countWords = %d, strings.Fields gives %d", got, want)
+		}
 		// Keep option values small enough that a case stays fast.
 		opt := ChunkOptions{TargetWords: target % 400, OverlapWords: overlap % 400, MaxChunkBytes: maxBytes % 10000}
 		p := &Page{Title: title, Compiled: compiled, Timeline: timeline}
