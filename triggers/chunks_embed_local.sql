@@ -1,3 +1,7 @@
+-- Superseded by chunks_20_features (triggers/chunks_features.sql), which
+-- migration 006 installs in place of this trigger; kept because migration
+-- 001 installs it.
+--
 -- chunks_20_embed_local: when the brain's embedder is 'local', a chunk written
 -- without an embedding gets one computed from its tsvector (so psql users who
 -- insert chunks by hand get vectors too). Runs after chunks_10_tsv (triggers

@@ -40,6 +40,9 @@ type Options struct {
 	EmbedModel string
 	// OnStart, when set, is told about each migration as it starts.
 	OnStart func(sequence int32, name string)
+	// Target stops at this schema version instead of the latest (0), for
+	// staging an upgrade, as the upgrade tests do. Never downgrades.
+	Target int32
 }
 
 // modelName keeps the model name safe to record through the SQL templates.
@@ -141,7 +144,14 @@ func Up(ctx context.Context, conn *pgx.Conn, opts Options) error {
 	if latest := int32(len(m.Migrations)); current > latest {
 		return fmt.Errorf("database schema is at version %d but this pgbrain knows only %d: upgrade pgbrain", current, latest)
 	}
-	if err := m.Migrate(ctx); err != nil {
+	target := int32(len(m.Migrations))
+	if opts.Target > 0 && opts.Target < target {
+		target = opts.Target
+	}
+	if current >= target {
+		return nil
+	}
+	if err := m.MigrateTo(ctx, target); err != nil {
 		if errors.Is(err, ErrNoVector) || isMissingVector(err) {
 			return fmt.Errorf("%w (%v)", ErrNoVector, err)
 		}

@@ -68,6 +68,60 @@ func TestMigrateIsIdempotentAndRecordsSettings(t *testing.T) {
 	}
 }
 
+// A brain at schema version 5, holding chunks, upgrades in place: doc_len
+// keeps its values but is now kept by a trigger, and only a vector that the
+// embedder would now compute differently is rewritten.
+func TestUpgradeFromVersion5(t *testing.T) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, testdbEmpty(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if err := migrate.Up(ctx, conn, migrate.Options{Target: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := migrate.Version(ctx, conn); err != nil || v != 5 {
+		t.Fatalf("staged version = %d, %v; want 5", v, err)
+	}
+	pageID := insertPage(t, conn, "p", "Upgrade notes")
+	if _, err := conn.Exec(ctx, `INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text)
+		SELECT $1, i, 'compiled_truth', repeat('lanterns glow over quiet harbours ', i + 1) FROM generate_series(0, 2) i`, pageID); err != nil {
+		t.Fatal(err)
+	}
+	// Chunk 1 holds a vector today's embedder would not give it.
+	if _, err := conn.Exec(ctx, `UPDATE brain.chunks SET embedding = brain.embed_local('something else') WHERE chunk_index = 1`); err != nil {
+		t.Fatal(err)
+	}
+	var before string
+	if err := conn.QueryRow(ctx, `SELECT string_agg(chunk_index || ':' || doc_len || ':' || xmin, ' ' ORDER BY chunk_index) FROM brain.chunks`).Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate.Up(ctx, conn, migrate.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var after string
+	var agree int
+	var generated, oldTrigger, newTrigger bool
+	if err := conn.QueryRow(ctx, `SELECT
+		(SELECT string_agg(chunk_index || ':' || doc_len || ':' || xmin, ' ' ORDER BY chunk_index) FROM brain.chunks),
+		(SELECT count(*) FROM brain.chunks WHERE embedding = brain.embed_tsvector(tsv) AND doc_len = brain.tsv_length(tsv)),
+		(SELECT attgenerated <> '' FROM pg_attribute WHERE attrelid = 'brain.chunks'::regclass AND attname = 'doc_len'),
+		EXISTS (SELECT FROM pg_trigger WHERE tgrelid = 'brain.chunks'::regclass AND tgname = 'chunks_20_embed_local'),
+		EXISTS (SELECT FROM pg_trigger WHERE tgrelid = 'brain.chunks'::regclass AND tgname = 'chunks_20_features')`).
+		Scan(&after, &agree, &generated, &oldTrigger, &newTrigger); err != nil {
+		t.Fatal(err)
+	}
+	b, a := strings.Fields(before), strings.Fields(after)
+	if len(a) != 3 || a[0] != b[0] || a[2] != b[2] || a[1] == b[1] || !strings.HasPrefix(a[1], strings.Join(strings.Split(b[1], ":")[:2], ":")+":") {
+		t.Errorf("chunk index:doc_len:xmin before %q, after %q; want only chunk 1 rewritten and every doc_len kept", before, after)
+	}
+	if agree != 3 || generated || oldTrigger || !newTrigger {
+		t.Errorf("after the upgrade: %d of 3 chunks agree with their tsvector, doc_len generated %v, old trigger %v, new trigger %v",
+			agree, generated, oldTrigger, newTrigger)
+	}
+}
+
 func TestMigrateRejectsBadOptions(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -122,7 +176,8 @@ func TestEmbedLocal(t *testing.T) {
 }
 
 // embedV1 is the local embedder as schema version 5 defined it, in numeric
-// arithmetic: migration 6 promises the same vectors from cheaper arithmetic.
+// arithmetic: migration 6 promises the same vectors, and the same document
+// lengths, from cheaper arithmetic in one pass.
 const embedV1 = `CREATE FUNCTION pg_temp.embed_v1(doc tsvector) RETURNS vector(256)
 LANGUAGE sql IMMUTABLE AS $fn$
 	SELECT l2_normalize(
@@ -142,10 +197,20 @@ LANGUAGE sql IMMUTABLE AS $fn$
 	HAVING count(*) > 0
 $fn$`
 
+// tsvLengthV1 is the BM25 document length as schema version 5 defined it.
+const tsvLengthV1 = `CREATE FUNCTION pg_temp.tsv_length_v1(doc tsvector) RETURNS int
+LANGUAGE sql IMMUTABLE AS $fn$
+	SELECT coalesce(sum(coalesce(cardinality(positions), 0) + CASE WHEN positions IS NULL OR cardinality(positions) = 0 THEN 1 ELSE 0 END), 0)::int
+	FROM unnest(coalesce(doc, ''::tsvector))
+$fn$`
+
 func TestEmbedLocalKeepsItsFeatures(t *testing.T) {
 	ctx := context.Background()
 	conn := connect(t)
 	if _, err := conn.Exec(ctx, embedV1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, tsvLengthV1); err != nil {
 		t.Fatal(err)
 	}
 	// The catalog's function descriptions are thousands of real English
@@ -157,13 +222,16 @@ func TestEmbedLocalKeepsItsFeatures(t *testing.T) {
 			       || to_tsvector('english', d.description || ' ' || d.description || ' ' || p.proname) AS doc
 			FROM pg_proc p JOIN pg_description d ON d.objoid = p.oid AND d.classoid = 'pg_proc'::regclass
 		)
-		SELECT count(*), count(*) FILTER (WHERE brain.embed_tsvector(doc) IS DISTINCT FROM pg_temp.embed_v1(doc))
+		SELECT count(*), count(*) FILTER (WHERE brain.embed_tsvector(doc) IS DISTINCT FROM pg_temp.embed_v1(doc)
+		                                     OR (brain.tsv_features(doc)).embedding IS DISTINCT FROM pg_temp.embed_v1(doc)
+		                                     OR (brain.tsv_features(doc)).doc_len <> pg_temp.tsv_length_v1(doc)
+		                                     OR brain.tsv_length(doc) <> pg_temp.tsv_length_v1(doc))
 		FROM docs`).Scan(&n, &differ)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n < 1000 || differ != 0 {
-		t.Fatalf("%d of %d vectors differ from the version 5 embedder (want 0 of at least 1000)", differ, n)
+		t.Fatalf("%d of %d vectors or lengths differ from version 5's (want 0 of at least 1000)", differ, n)
 	}
 }
 
@@ -312,6 +380,54 @@ func TestTsvAndEmbeddingMaintainedInSQL(t *testing.T) {
 	}
 	if filled != 1 {
 		t.Fatalf("embed_stale filled %d, want 1", filled)
+	}
+	// doc_len and the local embedding follow the tsvector through every
+	// kind of write; a forged doc_len does not stick.
+	for _, step := range []string{
+		`UPDATE brain.chunks SET doc_len = 999`,
+		`UPDATE brain.chunks SET text = 'rivers and mountains and rivers' WHERE chunk_index = 0`,
+		`UPDATE brain.chunks SET chunk_source = 'timeline' WHERE chunk_index = 2`,
+	} {
+		if _, err := conn.Exec(ctx, step); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		var bad int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM brain.chunks
+			WHERE doc_len <> brain.tsv_length(tsv) OR embedding IS DISTINCT FROM brain.embed_tsvector(tsv)`).Scan(&bad); err != nil {
+			t.Fatal(err)
+		}
+		if bad != 0 {
+			t.Fatalf("after %s: %d chunks disagree with their tsvector", step, bad)
+		}
+	}
+	var riverLen int
+	if err := conn.QueryRow(ctx, `SELECT doc_len FROM brain.chunks WHERE chunk_index = 0`).Scan(&riverLen); err != nil {
+		t.Fatal(err)
+	}
+	if riverLen != 5 { // 'packag' 'byte' (title), river twice, mountain ('and' is a stop word)
+		t.Fatalf("doc_len of the edited chunk = %d, want 5", riverLen)
+	}
+	// With embedding deferred, a text change leaves the vector stale (NULL)
+	// instead of describing the old text.
+	tx, err = conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `SET LOCAL brain.embed = 'off'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE brain.chunks SET text = 'a different text' WHERE chunk_index = 1`); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var stale bool
+	if err := conn.QueryRow(ctx, `SELECT embedding IS NULL FROM brain.chunks WHERE chunk_index = 1`).Scan(&stale); err != nil {
+		t.Fatal(err)
+	}
+	if !stale {
+		t.Fatal("a deferred text change kept the old embedding")
 	}
 }
 
