@@ -519,8 +519,12 @@ func (p *packer) emit(start, end int) {
 // other. It never lands inside a code block. -1 means no overlap.
 func (p *packer) overlapStart(start, end int) int {
 	want := p.opt.OverlapWords
-	if half := countWords(p.src[start:end]) / 2; want > half {
-		want = half
+	// The chunk holds at least its units' words less one per joint, which
+	// usually settles the cap without counting the text again.
+	if p.words-len(p.cur) < 2*want {
+		if half := countWords(p.src[start:end]) / 2; want > half {
+			want = half
+		}
 	}
 	if want == 0 {
 		return -1
@@ -580,7 +584,6 @@ func trimRange(src string, start, end int) (int, int) {
 	return start, end
 }
 
-// countWords counts whitespace-separated words, as strings.Fields would.
 // countWords counts what strings.Fields would split s into, without
 // allocating. ASCII bytes skip rune decoding: the chunker counts every byte
 // of an import at least once.
