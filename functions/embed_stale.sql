@@ -35,8 +35,10 @@ LANGUAGE plpgsql AS $fn$
 DECLARE n bigint := 0;
 BEGIN
 	IF brain.embedder() = 'local' THEN
-		UPDATE brain.chunks SET embedding = brain.embed_tsvector(tsv)
-		WHERE embedding IS NOT NULL AND embedding IS DISTINCT FROM brain.embed_tsvector(tsv);
+		-- Each vector is computed once, then compared.
+		UPDATE brain.chunks c SET embedding = f.v
+		FROM (SELECT id, brain.embed_tsvector(tsv) AS v FROM brain.chunks WHERE embedding IS NOT NULL) f
+		WHERE c.id = f.id AND c.embedding IS DISTINCT FROM f.v;
 		GET DIAGNOSTICS n = ROW_COUNT;
 	END IF;
 	RETURN n;
