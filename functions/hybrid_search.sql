@@ -1,5 +1,6 @@
 -- brain.hybrid_search(q, qvec, lim, detail, source_ids, per_page,
---                     keyword_weight, vector_weight, rrf_k, type_share):
+--                     keyword_weight, vector_weight, rrf_k, type_share,
+--                     snippets):
 -- the ranked, deduplicated results every search front end shows.
 --
 -- Guarantees:
@@ -23,6 +24,9 @@
 -- * Order is score DESC, chunk id ASC: the same input and data give the same
 --   order. lim is clamped to 1..100. Each arm is asked for
 --   max(30, 3 * lim * per_page) chunks, so dedup still fills lim pages.
+-- * snippet is a short highlight of the chunk around the query's words, or
+--   NULL when snippets is false (for callers that only rank, such as
+--   LongMemEval runs: it is a quarter of a small brain's search time).
 CREATE OR REPLACE FUNCTION brain.hybrid_search(
 	q text,
 	qvec vector DEFAULT NULL,
@@ -33,7 +37,8 @@ CREATE OR REPLACE FUNCTION brain.hybrid_search(
 	keyword_weight float8 DEFAULT NULL,
 	vector_weight float8 DEFAULT NULL,
 	rrf_k float8 DEFAULT NULL,
-	type_share float8 DEFAULT NULL)
+	type_share float8 DEFAULT NULL,
+	snippets boolean DEFAULT true)
 RETURNS TABLE (slug text, source_id text, page_id bigint, chunk_id bigint, chunk_index int,
 	chunk_source text, title text, type text, score float8, keyword_rank int, vector_rank int,
 	snippet text)
@@ -112,10 +117,12 @@ BEGIN
 	)
 	SELECT t.pslug, t.psrc, t.pid, t.cid, t.cidx, t.csrc, t.ptitle, t.ptype, t.fs::float8,
 	       t.kr, t.vr,
-	       regexp_replace(
-			ts_headline('english'::regconfig, left(t.ctext, 4000), tsq,
-				'MaxWords=28, MinWords=12, MaxFragments=1, StartSel="", StopSel="", HighlightAll=false'),
-			'\s+', ' ', 'g')
+	       CASE WHEN coalesce(snippets, true) THEN
+		       regexp_replace(
+				ts_headline('english'::regconfig, left(t.ctext, 4000), tsq,
+					'MaxWords=28, MinWords=12, MaxFragments=1, StartSel="", StopSel="", HighlightAll=false'),
+				'\s+', ' ', 'g')
+	       END
 	FROM top t
 	ORDER BY (t.tr > type_cap), t.fs DESC, t.cid;
 END

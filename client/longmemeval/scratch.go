@@ -409,7 +409,7 @@ func (s *Scratch) Search(ctx context.Context, q string, k int) ([]string, error)
 	if _, err := s.B.Pool.Exec(ctx, `SELECT longmemeval.bm25_stats($1)`, q); err != nil {
 		return nil, fmt.Errorf("computing the BM25 statistics of the question's words: %w", err)
 	}
-	o := search.Options{Limit: min(k, search.MaxLimit)}
+	o := search.Options{Limit: min(k, search.MaxLimit), NoSnippets: true}
 	var resp *search.Response
 	var err error
 	if s.o.KeywordOnly {

@@ -84,6 +84,12 @@ func TestUpgradeFromVersion5(t *testing.T) {
 	if v, err := migrate.Version(ctx, conn); err != nil || v != 5 {
 		t.Fatalf("staged version = %d, %v; want 5", v, err)
 	}
+	// Version 5 shipped brain.hybrid_search without the snippets parameter.
+	if _, err := conn.Exec(ctx, `CREATE FUNCTION brain.hybrid_search(q text, qvec vector, lim int, detail text,
+		source_ids text[], per_page int, keyword_weight float8, vector_weight float8, rrf_k float8, type_share float8)
+		RETURNS TABLE (slug text) LANGUAGE sql AS 'SELECT NULL::text'`); err != nil {
+		t.Fatal(err)
+	}
 	pageID := insertPage(t, conn, "p", "Upgrade notes")
 	if _, err := conn.Exec(ctx, `INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text)
 		SELECT $1, i, 'compiled_truth', repeat('lanterns glow over quiet harbours ', i + 1) FROM generate_series(0, 2) i`, pageID); err != nil {
@@ -103,22 +109,24 @@ func TestUpgradeFromVersion5(t *testing.T) {
 	var after string
 	var agree int
 	var generated, oldTrigger, newTrigger bool
+	var searchFuncs int
 	if err := conn.QueryRow(ctx, `SELECT
 		(SELECT string_agg(chunk_index || ':' || doc_len || ':' || xmin, ' ' ORDER BY chunk_index) FROM brain.chunks),
 		(SELECT count(*) FROM brain.chunks WHERE embedding = brain.embed_tsvector(tsv) AND doc_len = brain.tsv_length(tsv)),
 		(SELECT attgenerated <> '' FROM pg_attribute WHERE attrelid = 'brain.chunks'::regclass AND attname = 'doc_len'),
 		EXISTS (SELECT FROM pg_trigger WHERE tgrelid = 'brain.chunks'::regclass AND tgname = 'chunks_20_embed_local'),
-		EXISTS (SELECT FROM pg_trigger WHERE tgrelid = 'brain.chunks'::regclass AND tgname = 'chunks_20_features')`).
-		Scan(&after, &agree, &generated, &oldTrigger, &newTrigger); err != nil {
+		EXISTS (SELECT FROM pg_trigger WHERE tgrelid = 'brain.chunks'::regclass AND tgname = 'chunks_20_features'),
+		(SELECT count(*) FROM pg_proc WHERE pronamespace = 'brain'::regnamespace AND proname = 'hybrid_search')`).
+		Scan(&after, &agree, &generated, &oldTrigger, &newTrigger, &searchFuncs); err != nil {
 		t.Fatal(err)
 	}
 	b, a := strings.Fields(before), strings.Fields(after)
 	if len(a) != 3 || a[0] != b[0] || a[2] != b[2] || a[1] == b[1] || !strings.HasPrefix(a[1], strings.Join(strings.Split(b[1], ":")[:2], ":")+":") {
 		t.Errorf("chunk index:doc_len:xmin before %q, after %q; want only chunk 1 rewritten and every doc_len kept", before, after)
 	}
-	if agree != 3 || generated || oldTrigger || !newTrigger {
-		t.Errorf("after the upgrade: %d of 3 chunks agree with their tsvector, doc_len generated %v, old trigger %v, new trigger %v",
-			agree, generated, oldTrigger, newTrigger)
+	if agree != 3 || generated || oldTrigger || !newTrigger || searchFuncs != 1 {
+		t.Errorf("after the upgrade: %d of 3 chunks agree with their tsvector, doc_len generated %v, old trigger %v, new trigger %v, %d hybrid_search functions",
+			agree, generated, oldTrigger, newTrigger, searchFuncs)
 	}
 }
 

@@ -100,7 +100,7 @@ SELECT a.detail, a.v IS NOT NULL AND coalesce($7, 1) > 0,
        h.slug, h.source_id, h.page_id, h.chunk_id, h.chunk_index, h.chunk_source, h.title, h.type,
        h.score, h.keyword_rank, h.vector_rank, h.snippet
 FROM a
-LEFT JOIN LATERAL brain.hybrid_search($1, a.v, $4, a.detail, $5, $10, $6, $7, $8, $11) h ON true`
+LEFT JOIN LATERAL brain.hybrid_search($1, a.v, $4, a.detail, $5, $10, $6, $7, $8, $11, NOT $12) h ON true`
 
 func run(ctx context.Context, db Querier, q string, qvec []float32, useVector bool, detail string, o Options, t Tuning) (*Response, error) {
 	if err := CheckQuery(q); err != nil {
@@ -126,7 +126,7 @@ func run(ctx context.Context, db Querier, q string, qvec []float32, useVector bo
 	}
 	start := time.Now()
 	rows, err := db.Query(ctx, hybridSQL, q, vec, detail, lim, sources,
-		t.KeywordWeight, t.VectorWeight, t.RRFK, useVector, perPage, t.TypeShare)
+		t.KeywordWeight, t.VectorWeight, t.RRFK, useVector, perPage, t.TypeShare, o.NoSnippets)
 	if err != nil {
 		return nil, fmt.Errorf("searching for %q: %w", abbreviate(q), err)
 	}
@@ -147,7 +147,10 @@ func run(ctx context.Context, db Querier, q string, qvec []float32, useVector bo
 			continue
 		}
 		r.Slug, r.SourceID, r.PageID, r.ChunkID, r.ChunkIndex = *slug, *src, *pid, *cid, *cidx
-		r.ChunkSource, r.Title, r.Type, r.Score, r.Snippet = *csrc, *title, *typ, *score, *snip
+		r.ChunkSource, r.Title, r.Type, r.Score = *csrc, *title, *typ, *score
+		if snip != nil {
+			r.Snippet = *snip
+		}
 		resp.Results = append(resp.Results, r)
 	}
 	if err := rows.Err(); err != nil {

@@ -21,6 +21,10 @@ type Options struct {
 	// Expand requests query expansion; recorded for capture (no expansion
 	// provider is built in, so ExpansionApplied stays false).
 	Expand bool
+	// NoSnippets leaves Result.Snippet empty, for callers that only rank
+	// (LongMemEval runs): highlighting is a good part of a small brain's
+	// search time.
+	NoSnippets bool
 }
 
 // Result is one hit, with every field the SQL functions return.

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -113,5 +114,44 @@ func TestRemoteEmbedderFallsBackToKeyword(t *testing.T) {
 	}
 	if n != 2 || vr != nil {
 		t.Fatalf("brain.query: %d rows, max vector rank %v; want 2 keyword-only rows", n, vr)
+	}
+}
+
+// NoSnippets ranks exactly as a normal search and only leaves the snippets
+// out, in both the hybrid and the keyword path.
+func TestNoSnippets(t *testing.T) {
+	db := fixtureBrain(t)
+	for _, tc := range []struct {
+		name string
+		run  func(o Options) (*Response, error)
+	}{
+		{"hybrid", func(o Options) (*Response, error) { return Hybrid(ctx(t), db, "zebra", nil, o, Tuning{}) }},
+		{"keyword", func(o Options) (*Response, error) { return Keyword(ctx(t), db, "zebra", o, Tuning{}) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			with, err := tc.run(Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			without, err := tc.run(Options{NoSnippets: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(with.Results) < 2 || len(with.Results) != len(without.Results) {
+				t.Fatalf("%d results with snippets, %d without; want the same, at least 2", len(with.Results), len(without.Results))
+			}
+			for i := range with.Results {
+				w, o := with.Results[i], without.Results[i]
+				if w.Snippet == "" || o.Snippet != "" {
+					t.Errorf("result %d: snippet %q with, %q without; want text, then none", i, w.Snippet, o.Snippet)
+				}
+				o.Snippet = w.Snippet
+				wj, _ := json.Marshal(w)
+				oj, _ := json.Marshal(o)
+				if string(oj) != string(wj) {
+					t.Errorf("result %d differs beyond its snippet:\n%s\n%s", i, wj, oj)
+				}
+			}
+		})
 	}
 }

@@ -1,5 +1,5 @@
--- 006_embed_speed: a cheaper local embedder, computed with the BM25 document
--- length in one pass.
+-- 006_cheaper_embedding_and_search: a cheaper local embedder, computed with the BM25 document
+-- length in one pass; searches that need no snippets.
 --
 -- Guarantees: brain.embed_tsvector() computes the same features as before
 -- (same buckets, signs and weights) in float8 instead of numeric;
@@ -11,7 +11,8 @@
 -- vector that the new arithmetic rounds differently is recomputed
 -- (brain.embed_local_refresh()), so stored chunk vectors and query vectors
 -- stay in one space; rows that agree, which on the sample corpus is every
--- row, are not rewritten.
+-- row, are not rewritten. brain.hybrid_search() gains a last parameter,
+-- snippets (default true); callers that leave it out are unaffected.
 
 {{ template "functions/embed_local.sql" . }}
 {{ template "functions/bm25_stats.sql" . }}
@@ -23,5 +24,8 @@ DROP FUNCTION IF EXISTS brain.chunks_embed_local();
 {{ template "triggers/chunks_features.sql" . }}
 
 SELECT brain.embed_local_refresh();
+
+DROP FUNCTION IF EXISTS brain.hybrid_search(text, vector, int, text, text[], int, float8, float8, float8, float8);
+{{ template "functions/hybrid_search.sql" . }}
 
 UPDATE brain.config SET value = '6' WHERE key = 'schema_version';
