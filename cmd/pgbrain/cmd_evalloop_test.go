@@ -427,11 +427,7 @@ func TestEvalLoopCaptureToGate(t *testing.T) {
 	}
 
 	// Delete every page that any captured query retrieved, and most others.
-	conn, err := pgx.Connect(context.Background(), b.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
+	conn := connect(t, b.url)
 	var gone []string
 	for s := range allSlugs {
 		gone = append(gone, s)
@@ -906,11 +902,7 @@ func TestEvalQrelsAndCorrectnessGate(t *testing.T) {
 	// recall@10, P@10 and reciprocal rank of some queries, recomputed from
 	// brain.hybrid_search in SQL; `pgbrain query --json` (hybrid search,
 	// default options) must rank the same pages.
-	conn, err := pgx.Connect(context.Background(), b.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
+	conn := connect(t, b.url)
 	var recalled float64
 	for _, i := range []int{0, 7, 15, 31, 47, 63, len(file.Queries) - 1} {
 		e, s := file.Queries[i], rep.PerQuery[i]

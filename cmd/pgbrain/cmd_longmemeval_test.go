@@ -80,11 +80,7 @@ func lmeCheckOutput(t *testing.T, got []lmeLine, questions ...string) {
 func lmeBrainState(t *testing.T, url string) map[string]string {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := connect(t, url)
 	state := testdb.Fingerprints(t, conn, true)
 	var stats string
 	if err := conn.QueryRow(ctx, `SELECT coalesce(string_agg(lexeme || ':' || doc_freq, ' ' ORDER BY lexeme), '') FROM brain.term_stats`).Scan(&stats); err != nil {
@@ -98,11 +94,7 @@ func lmeBrainState(t *testing.T, url string) map[string]string {
 func lmeScratchLeft(t *testing.T, url string) []string {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := connect(t, url)
 	rows, err := conn.Query(ctx, `SELECT datname FROM pg_database WHERE starts_with(datname, current_database() || '_longmemeval_')`)
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pgbrain/pgbrain/client/events"
@@ -123,11 +122,7 @@ func TestServeOverStdio(t *testing.T) {
 		t.Errorf("no server_stop after SIGTERM: %s", b)
 	}
 
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := connect(t, url)
 	var caller, tool, status string
 	if err := conn.QueryRow(ctx, `SELECT caller, tool_name, status FROM brain.audit_log ORDER BY id LIMIT 1`).Scan(&caller, &tool, &status); err != nil {
 		t.Fatalf("audit row: %v", err)

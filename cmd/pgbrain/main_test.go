@@ -11,10 +11,24 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/pgbrain/pgbrain/testdb"
 )
 
 func TestMain(m *testing.M) { testdb.Main(m) }
+
+// connect opens a connection to url for checks in SQL, closed when the test
+// ends.
+func connect(t *testing.T, url string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
 
 // pgbrain runs the CLI in-process against url and returns stdout, stderr
 // and the exit status.
