@@ -180,7 +180,7 @@ func lmeSynthetic(questions, sessions int, text lmeText) ([]longmemeval.Question
 	function := strings.Fields(`the i and to a you it of is that in my for this be have with
 		on was so but not are do can what we me if just about at your as there or all
 		they would an will like one get from how some he she them because when which`)
-	_, fcum := zipfWeights(len(function))
+	fcum := zipfCumulative(len(function))
 	things := []string{"dog", "cat", "car", "bike", "boat", "parrot", "guitar", "violin", "tortoise", "horse"}
 	names := []string{"Biscuit", "Mango", "Pepper", "Juniper", "Waffles", "Clementine", "Atlas", "Nimbus", "Pistachio", "Marlowe",
 		"Quincy", "Rosalind", "Tamsin", "Ulysses", "Vesper", "Wendell", "Xanthe", "Yardley", "Zephyr", "Oberon"}
@@ -281,20 +281,19 @@ func zipfVocabulary(rng *rand.Rand, n, minSyl, maxSyl int) ([]string, []float64)
 		seen[w] = true
 		words = append(words, w)
 	}
-	_, cum := zipfWeights(n)
-	return words, cum
+	return words, zipfCumulative(n)
 }
 
-// zipfWeights returns the weights 1/r of ranks 1..n and their running sums.
-func zipfWeights(n int) ([]float64, []float64) {
-	w, cum := make([]float64, n), make([]float64, n)
+// zipfCumulative returns the running sums of the Zipf weights 1/r of ranks
+// 1..n, which zipfDraw picks from.
+func zipfCumulative(n int) []float64 {
+	cum := make([]float64, n)
 	total := 0.0
-	for i := range w {
-		w[i] = 1 / float64(i+1)
-		total += w[i]
+	for i := range cum {
+		total += 1 / float64(i+1)
 		cum[i] = total
 	}
-	return w, cum
+	return cum
 }
 
 // zipfDraw picks a rank by its cumulative weights.
