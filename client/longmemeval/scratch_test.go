@@ -383,3 +383,23 @@ func TestScratchRanksLikeAnOrdinaryBrain(t *testing.T) {
 		}
 	}
 }
+
+// TestScratchSettings checks the settings every scratch connection runs
+// with: without them a question costs a WAL flush per commit, a plan per
+// statement, or a JIT compile of a millisecond query.
+func TestScratchSettings(t *testing.T) {
+	s := newScratch(t, testdb.New(t), false)
+	for _, c := range []struct{ name, want string }{
+		{"synchronous_commit", "off"},
+		{"plan_cache_mode", "force_generic_plan"},
+		{"jit", "off"},
+	} {
+		var got string
+		if err := s.B.Pool.QueryRow(context.Background(), `SELECT current_setting($1)`, c.name).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want {
+			t.Errorf("%s = %s in the scratch database, want %s", c.name, got, c.want)
+		}
+	}
+}
