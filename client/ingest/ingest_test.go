@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/embed/openai"
 	"github.com/pgbrain/pgbrain/client/embed/refresh"
 	"github.com/pgbrain/pgbrain/client/ingest"
+	"github.com/pgbrain/pgbrain/client/openai"
 	"github.com/pgbrain/pgbrain/testdb"
 )
 

@@ -113,8 +113,10 @@ func TestRunOnSyntheticDataset(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	// First run: two questions, then resume from its output.
-	if _, err := Run(ctx, st, qs, nil, &out, Options{Limit: 2, TopK: 1, ByType: true}); err != nil {
+	// First run: two questions answered by a chat model, then resume from
+	// its output.
+	chat := newChatServer(t)
+	if _, err := Run(ctx, st, qs, nil, &out, Options{Limit: 2, TopK: 1, ByType: true, Model: chat.model(t)}); err != nil {
 		t.Fatal(err)
 	}
 	rows, sums := decodeLines(t, out.String())
@@ -125,8 +127,11 @@ func TestRunOnSyntheticDataset(t *testing.T) {
 	if dog.QuestionID != "q-001" || len(dog.RetrievedSessionIDs) != 1 || dog.RetrievedSessionIDs[0] != "answer_dog_1" || !*dog.RecallAny || !*dog.RecallAll {
 		t.Errorf("dog row = %+v", dog)
 	}
-	if !strings.Contains(dog.Hypothesis, "Biscuit is a beagle") {
-		t.Errorf("hypothesis = %q, want the best session's text", dog.Hypothesis)
+	// The hypothesis is the model's reply, to a prompt holding the
+	// retrieved session.
+	prompts := chat.userPrompts()
+	if len(prompts) != 2 || dog.Hypothesis != "answer 1" || !strings.Contains(prompts[0], "Biscuit is a beagle") || !strings.Contains(prompts[0], "Question: What breed is my dog Biscuit?") {
+		t.Errorf("hypothesis %q from prompts %q", dog.Hypothesis, prompts)
 	}
 	// Top-1 can hold only one of the two answer sessions.
 	trip := rows[1]
@@ -176,7 +181,7 @@ func TestHybridRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	sum, err := Run(context.Background(), st, qs, nil, &out, Options{TopK: 2})
+	sum, err := Run(context.Background(), st, qs, nil, &out, Options{TopK: 2, RetrievalOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

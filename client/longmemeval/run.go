@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/pgbrain/pgbrain/client/ingest"
 )
@@ -53,13 +52,17 @@ const SummaryKind = "by_type_summary"
 
 // Options control a run.
 type Options struct {
-	Limit         int // questions to run this time; 0: all
-	TopK          int // retrieval depth; default 10
+	Limit int // questions to run this time; 0: all
+	TopK  int // retrieval depth; default 10
+	// RetrievalOnly leaves the hypothesis empty; otherwise Model answers
+	// each question from its retrieved sessions.
 	RetrievalOnly bool
-	ByType        bool
-	// HypothesisChars caps the excerpt used as hypothesis; default 2000.
-	HypothesisChars int
-	Progress        func(done, total int)
+	Model         Model
+	// ContextChars bounds the retrieved history shown to Model; default
+	// DefaultContextChars.
+	ContextChars int
+	ByType       bool
+	Progress     func(done, total int)
 	// Timing, when set, is told where each question's time went.
 	Timing func(Timing)
 }
@@ -228,22 +231,6 @@ func yamlString(s string) string {
 	return string(q)
 }
 
-// excerpt is the session's turns as plain text, cut to n characters.
-func excerpt(turns []Turn, n int) string {
-	var b strings.Builder
-	for i, t := range turns {
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		b.WriteString(t.Role + ": " + strings.TrimSpace(t.Content))
-	}
-	s := b.String()
-	if utf8.RuneCountInString(s) > n {
-		s = string([]rune(s)[:n])
-	}
-	return s
-}
-
 // Run answers each question not already in prior and writes its row to w
 // as soon as it is done, so an interrupted run can be resumed. With ByType,
 // one summary line over prior and new rows ends the output. The returned
@@ -252,8 +239,8 @@ func Run(ctx context.Context, st Store, qs []Question, prior []Row, w io.Writer,
 	if o.TopK <= 0 {
 		o.TopK = 10
 	}
-	if o.HypothesisChars <= 0 {
-		o.HypothesisChars = 2000
+	if !o.RetrievalOnly && o.Model == nil {
+		return Summarize(prior), errors.New("answering the questions needs a chat model (Options.Model); set RetrievalOnly for recall alone")
 	}
 	done := make(map[string]bool, len(prior))
 	for _, r := range prior {
@@ -355,9 +342,16 @@ func answer(ctx context.Context, st Store, q Question, o Options) (Row, error) {
 		}
 		row.RecallAny, row.RecallAll = &anyHit, &allHit
 	}
-	if !o.RetrievalOnly && len(row.RetrievedSessionIDs) > 0 {
-		best := bySlug[SessionSlug(row.RetrievedSessionIDs[0])]
-		row.Hypothesis = excerpt(q.HaystackSessions[best], o.HypothesisChars)
+	if !o.RetrievalOnly {
+		retrieved := make([]int, len(row.RetrievedSessionIDs))
+		for k, id := range row.RetrievedSessionIDs {
+			retrieved[k] = bySlug[SessionSlug(id)]
+		}
+		h, err := o.Model.Answer(ctx, AnswerSystemPrompt, AnswerPrompt(q, retrieved, o.ContextChars))
+		if err != nil {
+			return row, fmt.Errorf("answering with the chat model: %w", err)
+		}
+		row.Hypothesis = h
 	}
 	return row, nil
 }

@@ -305,7 +305,7 @@ func TestDropAfterInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	_, runErr := Run(ctx, cancelOnImport{s, cancel}, qs, nil, &out, Options{})
+	_, runErr := Run(ctx, cancelOnImport{s, cancel}, qs, nil, &out, Options{RetrievalOnly: true})
 	if runErr == nil || ctx.Err() == nil {
 		t.Fatalf("the run was not interrupted: %v", runErr)
 	}

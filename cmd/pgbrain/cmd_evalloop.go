@@ -19,6 +19,7 @@ import (
 	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/eval"
 	"github.com/pgbrain/pgbrain/client/longmemeval"
+	"github.com/pgbrain/pgbrain/client/openai"
 	"github.com/pgbrain/pgbrain/client/progress"
 	"github.com/pgbrain/pgbrain/client/replay"
 	"github.com/pgbrain/pgbrain/client/search"
@@ -518,7 +519,8 @@ func evalLongMemEvalCommand() *cli.Command {
 		ArgsUsage: "DATASET",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "limit", Usage: "run at most N questions (default: all)"},
-			&cli.BoolFlag{Name: "retrieval-only", Usage: "leave the hypothesis empty: retrieval metrics only"},
+			&cli.BoolFlag{Name: "retrieval-only", Usage: "leave the hypothesis empty: retrieval metrics only, no chat model"},
+			&cli.IntFlag{Name: "context-chars", Value: longmemeval.DefaultContextChars, Usage: "most characters of retrieved sessions shown to the chat model per question"},
 			&cli.BoolFlag{Name: "keyword-only", Usage: "keyword search only: no embeddings, no vector path"},
 			&cli.IntFlag{Name: "top-k", Value: 10, Usage: "retrieval depth"},
 			&cli.StringFlag{Name: "output", Usage: "write the JSONL here instead of stdout"},
@@ -544,6 +546,21 @@ func evalLongMemEval(c *cli.Context) (err error) {
 	floor := c.Float64("by-type-floor")
 	if floorSet && !(floor >= 0 && floor <= 1) {
 		return usageError("eval longmemeval: --by-type-floor %v must be between 0 and 1", floor)
+	}
+	if c.Int("context-chars") < 1 {
+		return usageError("eval longmemeval: --context-chars must be positive")
+	}
+	// Answers come from a chat model named by the environment; without one,
+	// only --retrieval-only can run, and the run stops before it starts.
+	var model longmemeval.Model
+	if !c.Bool("retrieval-only") {
+		cfg, err := openai.ChatFromEnv()
+		if err != nil {
+			return usageError("eval longmemeval: writing answers needs a chat model: %v; or pass --retrieval-only to measure recall alone", err)
+		}
+		if model, err = openai.NewChat(cfg); err != nil {
+			return usageError("eval longmemeval: %v", err)
+		}
 	}
 	qs, err := longmemeval.ReadFile(c.Args().First())
 	if err != nil {
@@ -605,6 +622,7 @@ func evalLongMemEval(c *cli.Context) (err error) {
 	}
 	sum, err := longmemeval.Run(c.Context, st, qs, prior, w, longmemeval.Options{
 		Limit: c.Int("limit"), TopK: c.Int("top-k"), RetrievalOnly: c.Bool("retrieval-only"),
+		Model: model, ContextChars: c.Int("context-chars"),
 		ByType: c.Bool("by-type") || floorSet, Progress: progressLine(c, true),
 	})
 	if err != nil {

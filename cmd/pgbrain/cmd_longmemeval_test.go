@@ -9,9 +9,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -225,5 +228,80 @@ func TestEvalLongMemEvalByTypeFloor(t *testing.T) {
 	}
 	if left := lmeScratchLeft(t, url); len(left) > 0 {
 		t.Errorf("scratch databases left behind: %v", left)
+	}
+}
+
+// TestEvalLongMemEvalAnswers runs without --retrieval-only against a local
+// server speaking the OpenAI chat completions format, named by the
+// environment: every question's hypothesis is the model's answer to a
+// prompt quoting its retrieved sessions.
+func TestEvalLongMemEvalAnswers(t *testing.T) {
+	url := testdb.New(t)
+	var mu sync.Mutex
+	prompts := map[string]string{} // question line -> user message
+	chat := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model    string `json:"model"`
+			Messages []struct{ Role, Content string }
+		}
+		if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer test-key" ||
+			json.NewDecoder(r.Body).Decode(&req) != nil || req.Model != "tiny-chat" || len(req.Messages) != 2 {
+			http.Error(w, "unexpected request", http.StatusBadRequest)
+			return
+		}
+		user := req.Messages[1].Content
+		question := user[strings.LastIndex(user, "Question: "):]
+		mu.Lock()
+		prompts[question] = user
+		mu.Unlock()
+		_ = json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{
+			"message": map[string]any{"role": "assistant", "content": "model says: " + strings.TrimSpace(question)}}}})
+	}))
+	defer chat.Close()
+	t.Setenv("PGBRAIN_CHAT_BASE_URL", chat.URL+"/v1")
+	t.Setenv("PGBRAIN_CHAT_MODEL", "tiny-chat")
+	t.Setenv("PGBRAIN_CHAT_API_KEY", "test-key")
+
+	out, errOut, code := pgbrain(t, url, "", "eval", "longmemeval", lmeFixture, "--top-k", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rows []lmeLine
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r lmeLine
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		rows = append(rows, r)
+	}
+	if len(rows) != 4 || len(prompts) != 4 {
+		t.Fatalf("%d rows from %d prompts", len(rows), len(prompts))
+	}
+	for _, r := range rows {
+		if !strings.HasPrefix(r.Hypothesis, "model says: Question: ") {
+			t.Errorf("%s: hypothesis %q is not the model's answer", r.QuestionID, r.Hypothesis)
+		}
+	}
+	dog := prompts["Question: What breed is my dog Biscuit?\n"]
+	if !strings.Contains(dog, "My dog Biscuit is a beagle") || !strings.Contains(dog, "<history>") || strings.Contains(dog, "answer_dog_1") {
+		t.Errorf("the dog question's prompt does not quote its evidence session (without its id):\n%s", dog)
+	}
+}
+
+func TestEvalLongMemEvalNeedsAChatModel(t *testing.T) {
+	url := testdb.New(t)
+	for _, k := range []string{"PGBRAIN_CHAT_BASE_URL", "PGBRAIN_OPENAI_BASE_URL", "OPENAI_BASE_URL", "PGBRAIN_CHAT_API_KEY", "OPENAI_API_KEY"} {
+		t.Setenv(k, "")
+	}
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	_, errOut, code := pgbrain(t, url, "", "eval", "longmemeval", lmeFixture, "--output", out)
+	if code != 2 || !strings.Contains(errOut, "needs a chat model") || !strings.Contains(errOut, "PGBRAIN_CHAT_BASE_URL") || !strings.Contains(errOut, "--retrieval-only") {
+		t.Errorf("exit %d, stderr %q: want a usage error naming the settings and --retrieval-only", code, errOut)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the output file was created before the run could start: %v", err)
+	}
+	if left := lmeScratchLeft(t, url); len(left) > 0 {
+		t.Errorf("scratch databases created: %v", left)
 	}
 }

@@ -10,8 +10,8 @@ import (
 
 	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/embed"
-	"github.com/pgbrain/pgbrain/client/embed/openai"
 	"github.com/pgbrain/pgbrain/client/migrate"
+	"github.com/pgbrain/pgbrain/client/openai"
 	"github.com/pgbrain/pgbrain/client/pgcluster"
 )
 

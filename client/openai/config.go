@@ -1,10 +1,7 @@
 package openai
 
 import (
-	"context"
 	"fmt"
-	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -46,22 +43,8 @@ type Config struct {
 	SendDimensions bool
 	// BatchSize is the most texts sent in one request.
 	BatchSize int
-	// Timeout bounds each HTTP attempt, not the whole Embed call.
-	Timeout time.Duration
-	// MaxRetries is how many times a failed request is retried after the
-	// first attempt. Negative disables retries.
-	MaxRetries int
-	// BackoffBase is the first retry's upper bound; it doubles per retry up
-	// to BackoffMax, and the actual wait is uniform in [0, bound].
-	BackoffBase time.Duration
-	// BackoffMax caps every wait, including one asked for by Retry-After.
-	BackoffMax time.Duration
-	// HTTPClient defaults to a fresh http.Client; per-attempt deadlines come
-	// from Timeout, so its own Timeout can stay zero.
-	HTTPClient *http.Client
-	// Sleep waits between retries and must return early with ctx.Err() when
-	// ctx ends. Tests replace it to observe waits without spending them.
-	Sleep func(ctx context.Context, d time.Duration) error
+	// Patience bounds each request and says how failures are retried.
+	Patience
 }
 
 // FromEnv builds a Config for a brain of dimension dim from the environment:
@@ -103,27 +86,7 @@ func (c Config) withDefaults() Config {
 	if c.BatchSize <= 0 {
 		c.BatchSize = DefaultBatchSize
 	}
-	if c.Timeout <= 0 {
-		c.Timeout = DefaultTimeout
-	}
-	switch {
-	case c.MaxRetries == 0:
-		c.MaxRetries = DefaultMaxRetries
-	case c.MaxRetries < 0:
-		c.MaxRetries = 0
-	}
-	if c.BackoffBase <= 0 {
-		c.BackoffBase = DefaultBackoffBase
-	}
-	if c.BackoffMax <= 0 {
-		c.BackoffMax = DefaultBackoffMax
-	}
-	if c.HTTPClient == nil {
-		c.HTTPClient = &http.Client{}
-	}
-	if c.Sleep == nil {
-		c.Sleep = sleepCtx
-	}
+	c.Patience = c.Patience.withDefaults(DefaultTimeout)
 	return c
 }
 
@@ -134,30 +97,7 @@ func (c Config) validate() error {
 	return nil
 }
 
-// endpoint resolves BaseURL to the embeddings URL, accepting roots with or
-// without "/v1" so users can paste whatever their provider documents.
+// endpoint resolves BaseURL to the embeddings URL.
 func (c Config) endpoint() (string, error) {
-	u, err := url.Parse(c.BaseURL)
-	if err != nil {
-		return "", fmt.Errorf("parsing base URL %q: %w; use a URL such as %s", c.BaseURL, err, DefaultBaseURL)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("base URL %q needs an http:// or https:// scheme and a host; use a URL such as %s", c.BaseURL, DefaultBaseURL)
-	}
-	p := strings.TrimRight(u.Path, "/")
-	p = strings.TrimSuffix(p, "/v1")
-	u.Path = p + "/v1/embeddings"
-	u.RawPath = ""
-	return u.String(), nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return resolveURL(c.BaseURL, "embeddings", DefaultBaseURL)
 }
