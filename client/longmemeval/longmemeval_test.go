@@ -215,6 +215,7 @@ func TestParseResultsRefuses(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add(mustReadF(f, "testdata/mini.json"))
 	f.Add(mustReadF(f, "testdata/mini.jsonl"))
+	f.Add(mustReadF(f, sampleDataset))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		qs, err := Parse("fuzz", data)
 		if err != nil {

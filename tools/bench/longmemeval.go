@@ -17,8 +17,9 @@ import (
 // benchLongMemEval measures the per-question time of a LongMemEval run as
 // `pgbrain eval longmemeval` runs it: in a scratch database created beside
 // the brain, each question costs a reset of that database, one import of its
-// haystack sessions and one hybrid search (local embedder), on the shipped
-// fixture and on a synthetic dataset the size of LongMemEval_S.
+// haystack sessions and one hybrid search (local embedder), on the test
+// fixture, on the six-type sample dataset and on synthetic datasets the
+// size of LongMemEval_S.
 func benchLongMemEval(ctx context.Context, env *benchEnv) (err error) {
 	u, err := env.newDatabase(ctx, "bench_longmemeval")
 	if err != nil {
@@ -46,6 +47,11 @@ func benchLongMemEval(ctx context.Context, env *benchEnv) (err error) {
 	fixture, err := longmemeval.ReadFile(fixturePath)
 	if err != nil {
 		return fmt.Errorf("reading the fixture (run from the repository root): %w", err)
+	}
+	samplePath := "sample/longmemeval.json"
+	sample, err := longmemeval.ReadFile(samplePath)
+	if err != nil {
+		return fmt.Errorf("reading the sample dataset (run from the repository root): %w", err)
 	}
 	sQuestions, sSessions := 40, 50
 	fixtureRounds := 10
@@ -83,6 +89,7 @@ func benchLongMemEval(ctx context.Context, env *benchEnv) (err error) {
 	}
 	arms := []arm{
 		{fmt.Sprintf("fixture (%s)", fixturePath), fixture, fixtureRounds, 10},
+		{fmt.Sprintf("fixture, six question types (%s)", samplePath), sample, fixtureRounds, 10},
 		{"50 small sessions (synthetic)", small, 1, 60},
 		{"LongMemEval_S size (synthetic English-like chat)", synth, 1, 60},
 		{"stress: S word count, no function words, long words", stress, 1, 0},
