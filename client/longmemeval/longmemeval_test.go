@@ -263,3 +263,37 @@ func TestSessionMarkdownKeepsIDsOutOfTheIndex(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseResults: any input either fails naming the file, or yields rows
+// with distinct question ids that survive a write and a second read.
+func FuzzParseResults(f *testing.F) {
+	f.Add([]byte(`{"schema_version":1,"question_id":"q-001","question_type":"multi-session","retrieved_session_ids":["a"],"recall_any":true,"recall_all":false}` + "\n" +
+		`{"schema_version":1,"kind":"by_type_summary","recall_by_type":{},"aggregate":{"hit":1,"total":1,"rate":1}}` + "\n"))
+	f.Add([]byte(`{"schema_version":2,"question_id":"a"}`))
+	f.Add([]byte("{\"schema_version\":1,\"question_id\":\"a\"}\n\n{\"schema_version\":1,\"question_id\":\"a\"}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rows, err := ParseResults("fuzz", bytes.NewReader(data))
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz:") {
+				t.Fatalf("error does not name the file and line: %v", err)
+			}
+			return
+		}
+		var again bytes.Buffer
+		seen := map[string]bool{}
+		for _, r := range rows {
+			if r.QuestionID == "" || seen[r.QuestionID] {
+				t.Fatalf("row %+v: empty or repeated question_id", r)
+			}
+			seen[r.QuestionID] = true
+			r.SchemaVersion = 1
+			if err := WriteRow(&again, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		back, err := ParseResults("again", &again)
+		if err != nil || len(back) != len(rows) {
+			t.Fatalf("rewritten rows do not read back: %d rows, %v", len(back), err)
+		}
+	})
+}

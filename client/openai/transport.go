@@ -287,6 +287,9 @@ func parseAPIError(status int, body []byte) *APIError {
 	if e.Message == "" {
 		e.Message = http.StatusText(status)
 	}
+	if e.Message == "" {
+		e.Message = "the reply gave no reason"
+	}
 	return e
 }
 
