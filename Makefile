@@ -39,5 +39,6 @@ vet:
 fuzz:
 	@scripts/fuzz.sh $${FUZZTIME:-20s}
 
+## clean: stop and delete the demo's embedded cluster, and remove bin/
 clean:
-	rm -rf bin
+	@scripts/clean.sh
