@@ -38,6 +38,12 @@ type Question struct {
 	Line int `json:"-"`
 }
 
+// Abstention reports whether q is an abstention question: one whose answer
+// was never said, marked by "_abs" in its id. Its answer_session_ids, if
+// any, name related sessions rather than evidence, so, as in the
+// benchmark's own scoring, it counts in no recall.
+func (q Question) Abstention() bool { return strings.Contains(q.QuestionID, "_abs") }
+
 type rawQuestion struct {
 	Question
 	Answer json.RawMessage `json:"answer"`

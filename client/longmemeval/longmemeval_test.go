@@ -297,3 +297,31 @@ func FuzzParseResults(f *testing.F) {
 		}
 	})
 }
+
+// An abstention question (_abs) counts in no recall even when it names
+// answer sessions, as in the benchmark's own scoring; the same question
+// without the suffix does.
+func TestAbstentionQuestionsHaveNoRecall(t *testing.T) {
+	data := `[
+{"question_id":"q_abs","question_type":"single-session-user","question":"What is my cat called?","answer":"never said",
+ "haystack_session_ids":["s1"],"haystack_sessions":[[{"role":"user","content":"My dog is called Biscuit."}]],"answer_session_ids":["s1"]},
+{"question_id":"q","question_type":"single-session-user","question":"What is my dog called?","answer":"Biscuit",
+ "haystack_session_ids":["s1"],"haystack_sessions":[[{"role":"user","content":"My dog is called Biscuit."}]],"answer_session_ids":["s1"]}]`
+	qs, err := Parse("abs.json", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := newScratch(t, testdb.New(t), true)
+	var out bytes.Buffer
+	sum, err := Run(context.Background(), st, qs, nil, &out, Options{TopK: 5, RetrievalOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := decodeLines(t, out.String())
+	if len(rows) != 2 || rows[0].RecallAny != nil || rows[0].RecallAll != nil || rows[1].RecallAny == nil || !*rows[1].RecallAny {
+		t.Fatalf("rows = %+v", rows)
+	}
+	if sum.Aggregate.Total != 1 {
+		t.Errorf("summary counts %d questions, want only the non-abstention one", sum.Aggregate.Total)
+	}
+}

@@ -26,8 +26,8 @@ type Row struct {
 	Question            string   `json:"question"`
 	Hypothesis          string   `json:"hypothesis"`
 	RetrievedSessionIDs []string `json:"retrieved_session_ids"`
-	// RecallAny and RecallAll are null for questions without answer
-	// sessions (abstention questions); they are left out of recall.
+	// RecallAny and RecallAll are null for abstention questions and
+	// questions without answer sessions; they are left out of recall.
 	RecallAny *bool `json:"recall_any"`
 	RecallAll *bool `json:"recall_all"`
 }
@@ -327,7 +327,7 @@ func answer(ctx context.Context, st Store, q Question, o Options) (Row, error) {
 	if o.Timing != nil {
 		o.Timing(tm)
 	}
-	if len(q.AnswerSessionIDs) > 0 {
+	if len(q.AnswerSessionIDs) > 0 && !q.Abstention() {
 		got := map[string]bool{}
 		for _, id := range row.RetrievedSessionIDs {
 			got[id] = true
