@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pgbrain/pgbrain/client/ingest"
 	"github.com/pgbrain/pgbrain/client/markdown"
 	"github.com/pgbrain/pgbrain/testdb"
 )
@@ -261,6 +262,36 @@ func TestSessionMarkdownKeepsIDsOutOfTheIndex(t *testing.T) {
 				t.Errorf("id %q appears in an indexed chunk: %q", id, c.Text)
 			}
 		}
+	}
+}
+
+// Chat text is quoted into the session's compiled truth whatever it holds:
+// a plan with a "## Timeline" heading does not start the page's timeline,
+// and a NUL character, which PostgreSQL cannot store, does not fail the
+// import of the whole haystack.
+func TestSessionMarkdownQuotesAnyTurn(t *testing.T) {
+	turns := []Turn{
+		{Role: "assistant", Content: "Here is your plan.\n\n## Timeline\n- Week 1: design\n- Week 2: build"},
+		{Role: "user", Content: "Thanks\x00 great"},
+	}
+	md := SessionMarkdown("plan", "2023/05/20 (Sat) 02:21", turns)
+	p, err := markdown.Parse("sessions/plan", md)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, md)
+	}
+	if p.Timeline != "" || !strings.Contains(p.Compiled, "Week 2: build") || !strings.Contains(p.Compiled, "Thanks\uFFFD great") {
+		t.Errorf("compiled %q, timeline %q", p.Compiled, p.Timeline)
+	}
+	st := newScratch(t, testdb.New(t), true)
+	if err := st.Import(context.Background(), []ingest.Doc{{Slug: SessionSlug("plan"), Data: md}}); err != nil {
+		t.Fatal(err)
+	}
+	var sources []string
+	if err := st.B.Pool.QueryRow(context.Background(), `SELECT array_agg(DISTINCT chunk_source) FROM brain.chunks`).Scan(&sources); err != nil {
+		t.Fatal(err)
+	}
+	if len(sources) != 1 || sources[0] != "compiled_truth" {
+		t.Errorf("chunk sources %v, want compiled_truth only", sources)
 	}
 }
 

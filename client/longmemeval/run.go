@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/pgbrain/pgbrain/client/ingest"
+	"github.com/pgbrain/pgbrain/client/markdown"
 )
 
 // Row is one output line: a question's retrieval and hypothesis.
@@ -202,7 +203,11 @@ func isAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' 
 // SessionMarkdown renders a session as a page. The session id goes into the
 // frontmatter, which is stored but not indexed: benchmark ids can carry
 // words (LongMemEval names evidence sessions "answer_...") that a search
-// must not be able to match. The title is "Session" and the date.
+// must not be able to match. The title is "Session" and the date. A turn
+// is quoted as written, except that a line reading as a "Timeline" heading
+// is escaped (chat often holds plans with one), so the whole session stays
+// in the page's compiled truth, and NUL characters, which PostgreSQL cannot
+// store, become U+FFFD.
 func SessionMarkdown(id, date string, turns []Turn) []byte {
 	var b strings.Builder
 	b.WriteString("---\nsession_id: ")
@@ -218,7 +223,7 @@ func SessionMarkdown(id, date string, turns []Turn) []byte {
 	b.WriteString("\n\n")
 	for _, t := range turns {
 		b.WriteString("**" + t.Role + ":** ")
-		b.WriteString(strings.TrimSpace(t.Content))
+		b.WriteString(markdown.EscapeTimelineHeadings(strings.ReplaceAll(strings.TrimSpace(t.Content), "\x00", "\uFFFD")))
 		b.WriteString("\n\n")
 	}
 	return []byte(b.String())

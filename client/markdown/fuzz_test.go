@@ -113,3 +113,24 @@ func FuzzChunkPage(f *testing.F) {
 		}
 	})
 }
+
+// FuzzEscapeTimelineHeadings: quoted text, escaped, never gives its page a
+// timeline, and only timeline headings change.
+func FuzzEscapeTimelineHeadings(f *testing.F) {
+	f.Add("plan:\n## Timeline\n- week 1: design\n")
+	f.Add("   # timeline:\r\nx")
+	f.Add("```\n## Timeline\n```\n#Timeline\n## Timeline of events")
+	f.Fuzz(func(t *testing.T, quoted string) {
+		esc := EscapeTimelineHeadings(quoted)
+		if strings.ReplaceAll(esc, "\\#", "#") != strings.ReplaceAll(quoted, "\\#", "#") {
+			t.Fatalf("escaping changed more than timeline headings: %q -> %q", quoted, esc)
+		}
+		p, err := Parse("session", []byte("# Session\n\n**user:** "+esc+"\n"))
+		if err != nil {
+			return // NUL, invalid UTF-8: refused before any timeline split
+		}
+		if p.Timeline != "" {
+			t.Fatalf("quoted text %q (escaped %q) started a timeline: %q", quoted, esc, p.Timeline)
+		}
+	})
+}

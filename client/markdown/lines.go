@@ -108,6 +108,29 @@ func isTimelineHeading(l string) bool {
 	return strings.EqualFold(text, "timeline")
 }
 
+// EscapeTimelineHeadings returns s with every line that Parse would take as
+// the timeline heading escaped the way markdown writes a literal '#'
+// ("## Timeline" becomes "\## Timeline"), so that text quoted inside a page,
+// such as a chat message, stays in the page's compiled truth.
+func EscapeTimelineHeadings(s string) string {
+	if !strings.Contains(s, "#") {
+		return s
+	}
+	lines := strings.SplitAfter(s, "\n")
+	changed := false
+	for i, l := range lines {
+		if isTimelineHeading(strings.TrimRight(l, "\r\n")) {
+			h := strings.IndexByte(l, '#')
+			lines[i] = l[:h] + "\\" + l[h:]
+			changed = true
+		}
+	}
+	if !changed {
+		return s
+	}
+	return strings.Join(lines, "")
+}
+
 // isBlank reports whether l holds only whitespace.
 func isBlank(l string) bool {
 	return strings.TrimSpace(l) == ""

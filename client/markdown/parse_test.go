@@ -387,3 +387,20 @@ func TestRecoverYAML(t *testing.T) {
 		t.Fatalf("recovered error = %v, want a frontmatter error naming the panic", err)
 	}
 }
+
+func TestEscapeTimelineHeadings(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"## Timeline\n- a", "\\## Timeline\n- a"},
+		{"intro\n   # timeline:\r\nrest", "intro\n   \\# timeline:\r\nrest"},
+		{"# Timeline #", "\\# Timeline #"},
+		{"#Timeline", "#Timeline"},                         // not a heading
+		{"## Timeline of events", "## Timeline of events"}, // another heading
+		{"    ## Timeline", "    ## Timeline"},             // indented code
+		{"no hashes at all", "no hashes at all"},
+	}
+	for _, tt := range tests {
+		if got := EscapeTimelineHeadings(tt.in); got != tt.want {
+			t.Errorf("EscapeTimelineHeadings(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
