@@ -1,7 +1,9 @@
 // Command bench measures pgbrain side by side in one run and prints ratios:
 // `make bench` runs every suite; `go run ./tools/bench -suite import` one.
 // Each suite starts from its own fresh database on one ephemeral cluster
-// (or on TEST_DATABASE_URL), so suites do not disturb each other.
+// (or on TEST_DATABASE_URL), and the server is settled between suites (their
+// databases dropped, a checkpoint, autovacuum idle), so suites do not disturb
+// each other.
 package main
 
 import (
@@ -13,6 +15,8 @@ import (
 	"os/signal"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/pgcluster"
@@ -87,8 +91,10 @@ func run(ctx context.Context, only string, pages int, quick bool) error {
 	if quick && pages > 2000 {
 		pages = 2000
 	}
+	var created []string // by the running suite
 	env := &benchEnv{out: os.Stdout, admin: admin, pages: pages, quick: quick,
 		newDatabase: func(ctx context.Context, name string) (string, error) {
+			created = append(created, name)
 			return testdb.CreateMigrated(ctx, admin, name, testdb.Options{})
 		}}
 	fmt.Fprintf(env.out, "# pgbrain bench, %s\n\n", time.Now().UTC().Format(time.RFC3339))
@@ -99,6 +105,45 @@ func run(ctx context.Context, only string, pages int, quick bool) error {
 		fmt.Fprintf(os.Stderr, "bench: running %s\n", s.name)
 		if err := s.run(ctx, env); err != nil {
 			return fmt.Errorf("suite %s: %w", s.name, err)
+		}
+		if err := settle(ctx, admin, created); err != nil {
+			return fmt.Errorf("after suite %s: %w", s.name, err)
+		}
+		created = created[:0]
+	}
+	return nil
+}
+
+// settle leaves the server as the next suite should find it: the finished
+// suite's databases dropped, its writes checkpointed, and no autovacuum
+// worker still busy with them. Otherwise a suite that wrote gigabytes (the
+// import) is still being vacuumed and flushed while a later one is timed.
+func settle(ctx context.Context, admin string, dbs []string) error {
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	for _, db := range dbs {
+		if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{db}.Sanitize()+" WITH (FORCE)"); err != nil {
+			return fmt.Errorf("dropping %s: %w", db, err)
+		}
+	}
+	if _, err := conn.Exec(ctx, "CHECKPOINT"); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); {
+		var busy int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`).Scan(&busy); err != nil {
+			return err
+		}
+		if busy == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
 	return nil
