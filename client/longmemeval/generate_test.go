@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/pgbrain/pgbrain/client/openai"
 	"github.com/pgbrain/pgbrain/testdb"
@@ -177,5 +179,116 @@ func TestRunStopsWhenTheModelFails(t *testing.T) {
 	_, err = Run(context.Background(), st, qs, nil, &out, Options{Model: m})
 	if err == nil || !strings.Contains(err.Error(), "question q-001") || !strings.Contains(err.Error(), "model not loaded") || out.Len() != 0 {
 		t.Errorf("Run with a failing model: %v, output %q", err, out.String())
+	}
+}
+
+// slowChat answers after a pause, echoing the question, and records how
+// many requests it served at once; it fails the question failOn.
+type slowChat struct {
+	*httptest.Server
+	mu             sync.Mutex
+	inFlight, most int
+}
+
+func newSlowChat(t *testing.T, pause time.Duration, failOn string) *slowChat {
+	t.Helper()
+	sc := &slowChat{}
+	sc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req chatRequest
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) != 2 {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		sc.mu.Lock()
+		sc.inFlight++
+		sc.most = max(sc.most, sc.inFlight)
+		sc.mu.Unlock()
+		defer func() {
+			sc.mu.Lock()
+			sc.inFlight--
+			sc.mu.Unlock()
+		}()
+		question := req.Messages[1].Content[strings.LastIndex(req.Messages[1].Content, "Question: ")+len("Question: "):]
+		question = strings.TrimSpace(question)
+		select {
+		case <-time.After(pause):
+		case <-r.Context().Done():
+			return
+		}
+		if question == failOn {
+			http.Error(w, `{"error":{"message":"model overloaded"}}`, http.StatusBadRequest)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{
+			"message": map[string]any{"role": "assistant", "content": "about: " + question}}}})
+	}))
+	t.Cleanup(sc.Close)
+	return sc
+}
+
+// Answers are asked for several questions at once, and rows still come out
+// in the dataset's order, each with its own question's answer.
+func TestRunAnswersConcurrentlyInOrder(t *testing.T) {
+	qs, err := ReadFile(sampleDataset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs = qs[:8]
+	chat := newSlowChat(t, 150*time.Millisecond, "")
+	m, err := openai.NewChat(openai.ChatConfig{BaseURL: chat.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := newScratch(t, testdb.New(t), true)
+	var out bytes.Buffer
+	var progress []int
+	if _, err := Run(context.Background(), st, qs, nil, &out, Options{Model: m, AnswerWorkers: 3, TopK: 3,
+		Progress: func(done, total int) { progress = append(progress, done) }}); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := decodeLines(t, out.String())
+	if len(rows) != len(qs) {
+		t.Fatalf("%d rows for %d questions", len(rows), len(qs))
+	}
+	for i, r := range rows {
+		if r.QuestionID != qs[i].QuestionID || r.Hypothesis != "about: "+qs[i].Question {
+			t.Errorf("row %d = %s with %q, want %s answered about %q", i, r.QuestionID, r.Hypothesis, qs[i].QuestionID, qs[i].Question)
+		}
+	}
+	if chat.most < 2 || chat.most > 3 {
+		t.Errorf("at most %d requests were in flight, want 2 or 3 with AnswerWorkers 3", chat.most)
+	}
+	if fmt.Sprint(progress) != "[1 2 3 4 5 6 7 8]" {
+		t.Errorf("progress %v", progress)
+	}
+}
+
+// When the model fails a question, every earlier question is written, in
+// order, and nothing after it: a resumed run starts at the failed question.
+func TestRunWritesAPrefixWhenTheModelFails(t *testing.T) {
+	qs, err := ReadFile(sampleDataset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs = qs[:8]
+	chat := newSlowChat(t, 50*time.Millisecond, qs[4].Question)
+	m, err := openai.NewChat(openai.ChatConfig{BaseURL: chat.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := newScratch(t, testdb.New(t), true)
+	var out bytes.Buffer
+	_, err = Run(context.Background(), st, qs, nil, &out, Options{Model: m, AnswerWorkers: 4})
+	if err == nil || !strings.Contains(err.Error(), "question "+qs[4].QuestionID) || !strings.Contains(err.Error(), "model overloaded") {
+		t.Fatalf("err = %v, want the failure of question %s", err, qs[4].QuestionID)
+	}
+	rows, _ := decodeLines(t, out.String())
+	if len(rows) != 4 {
+		t.Fatalf("%d rows written, want the 4 before the failed question", len(rows))
+	}
+	for i, r := range rows {
+		if r.QuestionID != qs[i].QuestionID {
+			t.Errorf("row %d is %s, want %s", i, r.QuestionID, qs[i].QuestionID)
+		}
 	}
 }

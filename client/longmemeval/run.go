@@ -62,8 +62,11 @@ type Options struct {
 	// ContextChars bounds the retrieved history shown to Model; default
 	// DefaultContextChars.
 	ContextChars int
-	ByType       bool
-	Progress     func(done, total int)
+	// AnswerWorkers is how many questions may wait for Model at once;
+	// default DefaultAnswerWorkers.
+	AnswerWorkers int
+	ByType        bool
+	Progress      func(done, total int)
 	// Timing, when set, is told where each question's time went.
 	Timing func(Timing)
 }
@@ -236,13 +239,23 @@ func yamlString(s string) string {
 	return string(q)
 }
 
+// DefaultAnswerWorkers is how many questions wait for the chat model at once.
+const DefaultAnswerWorkers = 4
+
 // Run answers each question not already in prior and writes its row to w
-// as soon as it is done, so an interrupted run can be resumed. With ByType,
-// one summary line over prior and new rows ends the output. The returned
-// summary always covers every row.
+// as soon as it and every earlier question are done, so an interrupted run
+// leaves a prefix of the questions and can be resumed. Retrieval runs one
+// question at a time (the store holds one haystack); the chat model answers
+// up to Options.AnswerWorkers questions at once, since a model's reply takes
+// far longer than a retrieval. With ByType, one summary line over prior and
+// new rows ends the output. The returned summary always covers every row
+// written.
 func Run(ctx context.Context, st Store, qs []Question, prior []Row, w io.Writer, o Options) (Summary, error) {
 	if o.TopK <= 0 {
 		o.TopK = 10
+	}
+	if o.AnswerWorkers <= 0 {
+		o.AnswerWorkers = DefaultAnswerWorkers
 	}
 	if !o.RetrievalOnly && o.Model == nil {
 		return Summarize(prior), errors.New("answering the questions needs a chat model (Options.Model); set RetrievalOnly for recall alone")
@@ -260,22 +273,104 @@ func Run(ctx context.Context, st Store, qs []Question, prior []Row, w io.Writer,
 	if o.Limit > 0 && len(todo) > o.Limit {
 		todo = todo[:o.Limit]
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	all := append([]Row(nil), prior...)
-	for i, q := range todo {
-		if err := ctx.Err(); err != nil {
-			return Summarize(all), err
+	type result struct {
+		row Row
+		err error
+	}
+	var queue []chan result // one per question not yet written, in order
+	sem := make(chan struct{}, o.AnswerWorkers)
+	// emit writes the oldest question's row, waiting for it when wait is
+	// set; it reports whether it wrote one.
+	emit := func(wait bool) (bool, error) {
+		if len(queue) == 0 {
+			return false, nil
 		}
-		row, err := answer(ctx, st, q, o)
-		if err != nil {
-			return Summarize(all), fmt.Errorf("question %s (line %d): %w", q.QuestionID, q.Line, err)
+		var r result
+		if wait {
+			r = <-queue[0]
+		} else {
+			select {
+			case r = <-queue[0]:
+			default:
+				return false, nil
+			}
 		}
-		if err := WriteRow(w, row); err != nil {
-			return Summarize(all), fmt.Errorf("writing the result of question %s: %w", q.QuestionID, err)
+		queue = queue[1:]
+		if r.err != nil {
+			return false, r.err
 		}
-		all = append(all, row)
+		if err := WriteRow(w, r.row); err != nil {
+			return false, fmt.Errorf("writing the result of question %s: %w", r.row.QuestionID, err)
+		}
+		all = append(all, r.row)
 		if o.Progress != nil {
-			o.Progress(i+1, len(todo))
+			o.Progress(len(all)-len(prior), len(todo))
 		}
+		return true, nil
+	}
+	// stop ends the loop over questions (a failed retrieval, an interrupt);
+	// failed ends the writing of rows (a failed answer or write).
+	var stop, failed error
+questions:
+	for _, q := range todo {
+		if err := ctx.Err(); err != nil {
+			stop = err
+			break
+		}
+		row, retrieved, err := retrieve(ctx, st, q, o)
+		if err != nil {
+			stop = fmt.Errorf("question %s (line %d): %w", q.QuestionID, q.Line, err)
+			break
+		}
+		ch := make(chan result, 1)
+		queue = append(queue, ch)
+		if o.RetrievalOnly {
+			ch <- result{row: row}
+		} else {
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem }()
+				h, err := o.Model.Answer(ctx, AnswerSystemPrompt, AnswerPrompt(q, retrieved, o.ContextChars))
+				if err != nil {
+					ch <- result{err: fmt.Errorf("question %s (line %d): answering with the chat model: %w", q.QuestionID, q.Line, err)}
+					return
+				}
+				row.Hypothesis = h
+				ch <- result{row: row}
+			}()
+		}
+		// Write what is ready, in order, keeping at most AnswerWorkers
+		// questions waiting.
+		for {
+			wrote, err := emit(len(queue) > o.AnswerWorkers)
+			if err != nil {
+				failed = err
+				break questions
+			}
+			if !wrote {
+				break
+			}
+		}
+	}
+	// Questions still waiting for the model are written as they are
+	// answered, in order, until one fails; the rest is then dropped.
+	for failed == nil && len(queue) > 0 {
+		if _, err := emit(true); err != nil {
+			failed = err
+		}
+	}
+	if failed != nil || stop != nil {
+		cancel()
+		for _, ch := range queue {
+			<-ch
+		}
+		if failed != nil {
+			return Summarize(all), failed
+		}
+		return Summarize(all), stop
 	}
 	s := Summarize(all)
 	if o.ByType {
@@ -286,14 +381,15 @@ func Run(ctx context.Context, st Store, qs []Question, prior []Row, w io.Writer,
 	return s, nil
 }
 
-// answer runs one question: an empty store, the haystack in one import,
-// one search.
-func answer(ctx context.Context, st Store, q Question, o Options) (Row, error) {
+// retrieve runs one question's retrieval: an empty store, the haystack in
+// one import, one search. It returns the row without its hypothesis, and the
+// haystack indexes of the retrieved sessions, best first.
+func retrieve(ctx context.Context, st Store, q Question, o Options) (Row, []int, error) {
 	var row Row
 	tm := Timing{QuestionID: q.QuestionID}
 	t0 := time.Now()
 	if err := st.Reset(ctx); err != nil {
-		return row, err
+		return row, nil, err
 	}
 	t1 := time.Now()
 	tm.Reset = t1.Sub(t0)
@@ -302,7 +398,7 @@ func answer(ctx context.Context, st Store, q Question, o Options) (Row, error) {
 	for i, id := range q.HaystackSessionIDs {
 		slug := SessionSlug(id)
 		if j, dup := bySlug[slug]; dup {
-			return row, fmt.Errorf("sessions %q and %q map to the same page slug %s", q.HaystackSessionIDs[j], id, slug)
+			return row, nil, fmt.Errorf("sessions %q and %q map to the same page slug %s", q.HaystackSessionIDs[j], id, slug)
 		}
 		bySlug[slug] = i
 		date := ""
@@ -314,13 +410,13 @@ func answer(ctx context.Context, st Store, q Question, o Options) (Row, error) {
 	row = Row{SchemaVersion: 1, QuestionID: q.QuestionID, QuestionType: q.QuestionType, Question: q.Question, RetrievedSessionIDs: []string{}}
 	if len(docs) > 0 {
 		if err := st.Import(ctx, docs); err != nil {
-			return row, err
+			return row, nil, err
 		}
 		t2 := time.Now()
 		tm.Import = t2.Sub(t1)
 		slugs, err := st.Search(ctx, q.Question, o.TopK)
 		if err != nil {
-			return row, err
+			return row, nil, err
 		}
 		tm.Search = time.Since(t2)
 		for _, s := range slugs {
@@ -347,16 +443,9 @@ func answer(ctx context.Context, st Store, q Question, o Options) (Row, error) {
 		}
 		row.RecallAny, row.RecallAll = &anyHit, &allHit
 	}
-	if !o.RetrievalOnly {
-		retrieved := make([]int, len(row.RetrievedSessionIDs))
-		for k, id := range row.RetrievedSessionIDs {
-			retrieved[k] = bySlug[SessionSlug(id)]
-		}
-		h, err := o.Model.Answer(ctx, AnswerSystemPrompt, AnswerPrompt(q, retrieved, o.ContextChars))
-		if err != nil {
-			return row, fmt.Errorf("answering with the chat model: %w", err)
-		}
-		row.Hypothesis = h
+	retrieved := make([]int, len(row.RetrievedSessionIDs))
+	for k, id := range row.RetrievedSessionIDs {
+		retrieved[k] = bySlug[SessionSlug(id)]
 	}
-	return row, nil
+	return row, retrieved, nil
 }

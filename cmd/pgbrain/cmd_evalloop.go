@@ -521,6 +521,7 @@ func evalLongMemEvalCommand() *cli.Command {
 			&cli.IntFlag{Name: "limit", Usage: "run at most N questions (default: all)"},
 			&cli.BoolFlag{Name: "retrieval-only", Usage: "leave the hypothesis empty: retrieval metrics only, no chat model"},
 			&cli.IntFlag{Name: "context-chars", Value: longmemeval.DefaultContextChars, Usage: "most characters of retrieved sessions shown to the chat model per question"},
+			&cli.IntFlag{Name: "answer-workers", Value: longmemeval.DefaultAnswerWorkers, Usage: "questions waiting for the chat model at once"},
 			&cli.BoolFlag{Name: "keyword-only", Usage: "keyword search only: no embeddings, no vector path"},
 			&cli.IntFlag{Name: "top-k", Value: 10, Usage: "retrieval depth"},
 			&cli.StringFlag{Name: "output", Usage: "write the JSONL here instead of stdout"},
@@ -549,6 +550,9 @@ func evalLongMemEval(c *cli.Context) (err error) {
 	}
 	if c.Int("context-chars") < 1 {
 		return usageError("eval longmemeval: --context-chars must be positive")
+	}
+	if n := c.Int("answer-workers"); n < 1 || n > 64 {
+		return usageError("eval longmemeval: --answer-workers %d is out of range; use 1 to 64", n)
 	}
 	// Answers come from a chat model named by the environment; without one,
 	// only --retrieval-only can run, and the run stops before it starts.
@@ -622,7 +626,7 @@ func evalLongMemEval(c *cli.Context) (err error) {
 	}
 	sum, err := longmemeval.Run(c.Context, st, qs, prior, w, longmemeval.Options{
 		Limit: c.Int("limit"), TopK: c.Int("top-k"), RetrievalOnly: c.Bool("retrieval-only"),
-		Model: model, ContextChars: c.Int("context-chars"),
+		Model: model, ContextChars: c.Int("context-chars"), AnswerWorkers: c.Int("answer-workers"),
 		ByType: c.Bool("by-type") || floorSet, Progress: progressLine(c, true),
 	})
 	if err != nil {

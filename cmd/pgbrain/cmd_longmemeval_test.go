@@ -305,3 +305,28 @@ func TestEvalLongMemEvalNeedsAChatModel(t *testing.T) {
 		t.Errorf("scratch databases created: %v", left)
 	}
 }
+
+// TestEvalLongMemEvalUsageErrors: a run called wrongly exits 2 before it
+// touches any database.
+func TestEvalLongMemEvalUsageErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no dataset", nil, "exactly one dataset"},
+		{"top-k zero", []string{lmeFixture, "--retrieval-only", "--top-k", "0"}, "--top-k 0 is out of range"},
+		{"negative limit", []string{lmeFixture, "--retrieval-only", "--limit", "-1"}, "--limit must not be negative"},
+		{"floor above 1", []string{lmeFixture, "--retrieval-only", "--by-type-floor", "1.5"}, "between 0 and 1"},
+		{"no context", []string{lmeFixture, "--retrieval-only", "--context-chars", "0"}, "--context-chars must be positive"},
+		{"no answer workers", []string{lmeFixture, "--retrieval-only", "--answer-workers", "0"}, "--answer-workers 0 is out of range"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, code := offline(t, append([]string{"eval", "longmemeval"}, tt.args...)...)
+			if code != 2 || !strings.Contains(errOut, tt.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut, tt.want)
+			}
+		})
+	}
+}
