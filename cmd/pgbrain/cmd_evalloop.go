@@ -566,7 +566,15 @@ func evalLongMemEval(c *cli.Context) (err error) {
 			return usageError("eval longmemeval: %v", err)
 		}
 	}
-	qs, err := longmemeval.ReadFile(c.Args().First())
+	dataset := c.Args().First()
+	// The public files are large (LongMemEval_S is 265 MB, a few seconds to
+	// read), so a terminal is told what is happening.
+	if progress.IsTerminal(c.App.ErrWriter) {
+		if fi, err := os.Stat(dataset); err == nil && fi.Size() > 16<<20 {
+			fmt.Fprintf(c.App.ErrWriter, "pgbrain: reading %s (%d MB)\n", dataset, fi.Size()>>20)
+		}
+	}
+	qs, err := longmemeval.ReadFile(dataset)
 	if err != nil {
 		return err
 	}
