@@ -100,7 +100,6 @@ func (c ChatConfig) endpoint() (string, error) {
 // Chat asks one chat model for answers. It is safe for concurrent use.
 type Chat struct {
 	cfg ChatConfig
-	url string
 	t   *transport
 }
 
@@ -114,7 +113,7 @@ func NewChat(cfg ChatConfig) (*Chat, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chat model: %w", err)
 	}
-	c := &Chat{cfg: cfg, url: u}
+	c := &Chat{cfg: cfg}
 	c.t = &transport{
 		who: "chat model", url: u, hint: c.hint,
 		maxBytes: maxChatResponseBytes, tooLarge: "lower MaxTokens",
@@ -127,7 +126,7 @@ func NewChat(cfg ChatConfig) (*Chat, error) {
 func (c *Chat) Model() string { return c.cfg.Model }
 
 // URL returns the resolved chat completions endpoint, for diagnostics.
-func (c *Chat) URL() string { return c.url }
+func (c *Chat) URL() string { return c.t.url }
 
 // Message is one chat message: role "system", "user" or "assistant".
 type Message struct {
@@ -175,10 +174,10 @@ func (c *Chat) Answer(ctx context.Context, system, user string) (string, error) 
 func (c *Chat) decode(data []byte) (string, error) {
 	var r chatResponse
 	if err := json.Unmarshal(data, &r); err != nil {
-		return "", fmt.Errorf("chat model: decoding response from %s: %w; the server did not answer in the OpenAI chat completions format, check the base URL", c.url, err)
+		return "", fmt.Errorf("chat model: decoding response from %s: %w; the server did not answer in the OpenAI chat completions format, check the base URL", c.t.url, err)
 	}
 	if len(r.Choices) == 0 {
-		return "", fmt.Errorf("chat model: %s returned no choices; the server did not answer in the OpenAI chat completions format, check the base URL", c.url)
+		return "", fmt.Errorf("chat model: %s returned no choices; the server did not answer in the OpenAI chat completions format, check the base URL", c.t.url)
 	}
 	m := r.Choices[0].Message
 	switch {
@@ -187,7 +186,7 @@ func (c *Chat) decode(data []byte) (string, error) {
 	case m.Refusal != nil:
 		return strings.TrimSpace(*m.Refusal), nil
 	default:
-		return "", fmt.Errorf("chat model: %s returned a reply without content (finish_reason %q); check that model %q is a chat model", c.url, r.Choices[0].FinishReason, c.cfg.Model)
+		return "", fmt.Errorf("chat model: %s returned a reply without content (finish_reason %q); check that model %q is a chat model", c.t.url, r.Choices[0].FinishReason, c.cfg.Model)
 	}
 }
 

@@ -24,7 +24,6 @@ const maxResponseBytes = 256 << 20
 // Client calls one embeddings endpoint. It is safe for concurrent use.
 type Client struct {
 	cfg Config
-	url string
 	t   *transport
 }
 
@@ -40,7 +39,7 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openai embedder: %w", err)
 	}
-	c := &Client{cfg: cfg, url: u}
+	c := &Client{cfg: cfg}
 	c.t = &transport{
 		who: "openai embedder", url: u, hint: c.hint,
 		maxBytes: maxResponseBytes, tooLarge: "lower BatchSize",
@@ -59,7 +58,7 @@ func (c *Client) Model() string { return c.cfg.Model }
 func (c *Client) Dim() int { return c.cfg.Dim }
 
 // URL returns the resolved embeddings endpoint, for diagnostics.
-func (c *Client) URL() string { return c.url }
+func (c *Client) URL() string { return c.t.url }
 
 // Embed returns one vector per text in input order, sending at most
 // BatchSize texts per request. Empty input makes no request.
@@ -137,10 +136,10 @@ func (c *Client) hint(status int) string {
 func (c *Client) decode(data []byte, n int) ([][]float32, error) {
 	var r response
 	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("openai embedder: decoding response from %s: %w; the server did not answer in the OpenAI embeddings format, check the base URL", c.url, err)
+		return nil, fmt.Errorf("openai embedder: decoding response from %s: %w; the server did not answer in the OpenAI embeddings format, check the base URL", c.t.url, err)
 	}
 	if len(r.Data) != n {
-		return nil, fmt.Errorf("openai embedder: %s returned %d embeddings for %d inputs; the server must return one per input", c.url, len(r.Data), n)
+		return nil, fmt.Errorf("openai embedder: %s returned %d embeddings for %d inputs; the server must return one per input", c.t.url, len(r.Data), n)
 	}
 	// Servers may answer out of order; "index" is the only reliable link
 	// back to the input.
@@ -148,13 +147,13 @@ func (c *Client) decode(data []byte, n int) ([][]float32, error) {
 	seen := make([]bool, n)
 	for _, d := range r.Data {
 		if d.Index < 0 || d.Index >= n {
-			return nil, fmt.Errorf("openai embedder: %s returned index %d for %d inputs; the server must index inputs from 0", c.url, d.Index, n)
+			return nil, fmt.Errorf("openai embedder: %s returned index %d for %d inputs; the server must index inputs from 0", c.t.url, d.Index, n)
 		}
 		if seen[d.Index] {
-			return nil, fmt.Errorf("openai embedder: %s returned index %d twice; the server must return one entry per input with distinct \"index\" values", c.url, d.Index)
+			return nil, fmt.Errorf("openai embedder: %s returned index %d twice; the server must return one entry per input with distinct \"index\" values", c.t.url, d.Index)
 		}
 		if len(d.Embedding) == 0 {
-			return nil, fmt.Errorf("openai embedder: %s returned an empty embedding for input %d; check that model %q is an embedding model", c.url, d.Index, c.cfg.Model)
+			return nil, fmt.Errorf("openai embedder: %s returned an empty embedding for input %d; check that model %q is an embedding model", c.t.url, d.Index, c.cfg.Model)
 		}
 		seen[d.Index] = true
 		out[d.Index] = d.Embedding
