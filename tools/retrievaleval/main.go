@@ -13,7 +13,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/pgbrain/pgbrain/client/eval"
 	"github.com/pgbrain/pgbrain/client/search"
 )
 
@@ -42,14 +42,11 @@ func main() {
 }
 
 func run(ctx context.Context, out io.Writer, dbURL, qrelsPath string, k int, grid bool) error {
-	data, err := os.ReadFile(qrelsPath)
+	qrels, err := eval.ReadQrelsFile(qrelsPath)
 	if err != nil {
 		return err
 	}
-	qs, err := parseQrels(data)
-	if err != nil {
-		return fmt.Errorf("%s: %w", qrelsPath, err)
-	}
+	qs := qrels.Queries
 	pool, err := pgxpool.New(ctx, dbURL)
 	if err != nil {
 		return fmt.Errorf("connecting to %s: %w", dbURL, err)
@@ -63,11 +60,11 @@ func run(ctx context.Context, out io.Writer, dbURL, qrelsPath string, k int, gri
 		var m metrics
 		start := time.Now()
 		for _, q := range qs {
-			got, err := c.run(ctx, pool, q.Query, k)
+			got, err := c.run(ctx, pool, q.Text, k)
 			if err != nil {
 				return fmt.Errorf("%s, query %s: %w", c.name, q.ID, err)
 			}
-			m.add(score(q, got, k))
+			m.add(score(q.Grades, got, k))
 		}
 		ms := float64(time.Since(start).Microseconds()) / 1000 / float64(len(qs))
 		m.div(len(qs))
@@ -121,7 +118,7 @@ func keys(r *search.Response, err error) ([]string, error) {
 	}
 	out := make([]string, len(r.Results))
 	for i, x := range r.Results {
-		out[i] = x.SourceID + "::" + x.Slug
+		out[i] = eval.Doc{SourceID: x.SourceID, Slug: x.Slug}.Key()
 	}
 	return out, nil
 }
@@ -153,48 +150,6 @@ func tsRankOR(ctx context.Context, db *pgxpool.Pool, q string, k int) ([]string,
 	return out, rows.Err()
 }
 
-type qrel struct {
-	ID       string
-	Query    string
-	Relevant map[string]bool
-}
-
-func parseQrels(data []byte) ([]qrel, error) {
-	var f struct {
-		SchemaVersion int `json:"schema_version"`
-		Queries       []struct {
-			QueryID       string   `json:"query_id"`
-			Query         string   `json:"query"`
-			RelevantSlugs []string `json:"relevant_slugs"`
-			Relevant      []struct {
-				SourceID string `json:"source_id"`
-				Slug     string `json:"slug"`
-			} `json:"relevant"`
-		} `json:"queries"`
-	}
-	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("not a qrels file: %w", err)
-	}
-	if f.SchemaVersion != 1 {
-		return nil, fmt.Errorf("schema_version %d is not supported (want 1)", f.SchemaVersion)
-	}
-	var out []qrel
-	for i, q := range f.Queries {
-		r := qrel{ID: q.QueryID, Query: q.Query, Relevant: map[string]bool{}}
-		for _, s := range q.RelevantSlugs {
-			r.Relevant["default::"+s] = true
-		}
-		for _, x := range q.Relevant {
-			r.Relevant[x.SourceID+"::"+x.Slug] = true
-		}
-		if len(r.Relevant) == 0 {
-			return nil, fmt.Errorf("query %d (%s) names no relevant page", i+1, q.QueryID)
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
-
 type metrics struct{ Recall, MRR, Hit, Top1 float64 }
 
 func (m *metrics) add(o metrics) {
@@ -212,24 +167,15 @@ func (m *metrics) div(n int) {
 	m.Top1 /= d
 }
 
-func score(q qrel, got []string, k int) metrics {
-	var m metrics
-	found := 0
-	for i, g := range got {
-		if i >= k {
-			break
-		}
-		if q.Relevant[g] {
-			found++
-			if m.MRR == 0 {
-				m.MRR = 1 / float64(i+1)
-				m.Hit = 1
-			}
-			if i == 0 {
-				m.Top1 = 1
-			}
-		}
+// score is one query's figures; hit@k and top-1 are reciprocal ranks cut
+// at k and at 1, read as "any relevant page there".
+func score(rel eval.Judged, got []string, k int) metrics {
+	m := metrics{Recall: eval.RecallAt(got, rel, k), MRR: eval.ReciprocalRank(got, rel, k)}
+	if m.MRR > 0 {
+		m.Hit = 1
 	}
-	m.Recall = float64(found) / float64(len(q.Relevant))
+	if eval.ReciprocalRank(got, rel, 1) > 0 {
+		m.Top1 = 1
+	}
 	return m
 }
