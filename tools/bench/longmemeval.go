@@ -210,32 +210,21 @@ func lmeSynthetic(questions, sessions int, text lmeText) ([]longmemeval.Question
 		return strings.Join(w, " ") + "."
 	}
 	wordsPerTurn, turns := text.words, text.turns
-	type turn struct {
-		Role      string `json:"role"`
-		Content   string `json:"content"`
-		HasAnswer bool   `json:"has_answer,omitempty"`
-	}
+	// A question as the public file holds it; longmemeval.Question reads its
+	// answer apart (the dataset has numeric ones), so the answer is added.
 	type entry struct {
-		QuestionID         string   `json:"question_id"`
-		QuestionType       string   `json:"question_type"`
-		Question           string   `json:"question"`
-		Answer             string   `json:"answer"`
-		QuestionDate       string   `json:"question_date"`
-		HaystackSessionIDs []string `json:"haystack_session_ids"`
-		HaystackDates      []string `json:"haystack_dates"`
-		HaystackSessions   [][]turn `json:"haystack_sessions"`
-		AnswerSessionIDs   []string `json:"answer_session_ids"`
+		longmemeval.Question
+		Answer string `json:"answer"`
 	}
 	var data []entry
 	for q := 0; q < questions; q++ {
 		thing, name := things[q%len(things)], names[q%len(names)]
-		e := entry{
+		e := entry{Question: longmemeval.Question{
 			QuestionID:   fmt.Sprintf("synth-%03d", q),
 			QuestionType: "single-session-user",
 			Question:     fmt.Sprintf("What did I name my %s?", thing),
-			Answer:       name,
 			QuestionDate: "2023/06/30 (Fri) 10:00",
-		}
+		}, Answer: name}
 		answerAt := rng.IntN(sessions)
 		for s := 0; s < sessions; s++ {
 			id := fmt.Sprintf("sharegpt_%03d_%02d", q, s)
@@ -245,13 +234,13 @@ func lmeSynthetic(questions, sessions int, text lmeText) ([]longmemeval.Question
 			}
 			e.HaystackSessionIDs = append(e.HaystackSessionIDs, id)
 			e.HaystackDates = append(e.HaystackDates, fmt.Sprintf("2023/05/%02d (Mon) %02d:00", 1+s%28, 8+s%12))
-			var ts []turn
+			var ts []longmemeval.Turn
 			for t := 0; t < turns; t++ {
 				role := "user"
 				if t%2 == 1 {
 					role = "assistant"
 				}
-				tu := turn{Role: role, Content: sentence(wordsPerTurn)}
+				tu := longmemeval.Turn{Role: role, Content: sentence(wordsPerTurn)}
 				if s == answerAt && t == 2 {
 					tu.Content = fmt.Sprintf("I finally named my new %s %s, %s", thing, name, sentence(wordsPerTurn-8))
 					tu.HasAnswer = true
