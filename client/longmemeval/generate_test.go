@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -17,12 +16,15 @@ import (
 	"github.com/pgbrain/pgbrain/testdb"
 )
 
-// chatServer is a local server speaking the OpenAI chat completions format:
-// it answers "answer N" to its N-th request and keeps every request.
+// chatServer is a local server speaking the OpenAI chat completions
+// format. After pause it answers "about: " and the question, except that it
+// fails the question failOn; it keeps every request and the most it served
+// at once.
 type chatServer struct {
 	*httptest.Server
-	mu   sync.Mutex
-	reqs []chatRequest
+	mu             sync.Mutex
+	reqs           []chatRequest
+	inFlight, most int
 }
 
 type chatRequest struct {
@@ -30,7 +32,7 @@ type chatRequest struct {
 	Messages []openai.Message `json:"messages"`
 }
 
-func newChatServer(t *testing.T) *chatServer {
+func newChatServer(t *testing.T, pause time.Duration, failOn string) *chatServer {
 	t.Helper()
 	cs := &chatServer{}
 	cs.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -39,17 +41,33 @@ func newChatServer(t *testing.T) *chatServer {
 			return
 		}
 		var req chatRequest
-		err := json.NewDecoder(r.Body).Decode(&req)
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) != 2 {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
 		cs.mu.Lock()
 		cs.reqs = append(cs.reqs, req)
-		n := len(cs.reqs)
+		cs.inFlight++
+		cs.most = max(cs.most, cs.inFlight)
 		cs.mu.Unlock()
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+		defer func() {
+			cs.mu.Lock()
+			cs.inFlight--
+			cs.mu.Unlock()
+		}()
+		user := req.Messages[1].Content
+		question := strings.TrimSpace(user[strings.LastIndex(user, "Question: ")+len("Question: "):])
+		select {
+		case <-time.After(pause):
+		case <-r.Context().Done():
+			return
+		}
+		if question == failOn {
+			http.Error(w, `{"error":{"message":"model overloaded"}}`, http.StatusBadRequest)
 			return
 		}
 		_ = json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{
-			"message": map[string]any{"role": "assistant", "content": "answer " + strconv.Itoa(n)}, "finish_reason": "stop"}}})
+			"message": map[string]any{"role": "assistant", "content": "about: " + question}, "finish_reason": "stop"}}})
 	}))
 	t.Cleanup(cs.Close)
 	return cs
@@ -182,50 +200,6 @@ func TestRunStopsWhenTheModelFails(t *testing.T) {
 	}
 }
 
-// slowChat answers after a pause, echoing the question, and records how
-// many requests it served at once; it fails the question failOn.
-type slowChat struct {
-	*httptest.Server
-	mu             sync.Mutex
-	inFlight, most int
-}
-
-func newSlowChat(t *testing.T, pause time.Duration, failOn string) *slowChat {
-	t.Helper()
-	sc := &slowChat{}
-	sc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req chatRequest
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) != 2 {
-			http.Error(w, "bad request", http.StatusBadRequest)
-			return
-		}
-		sc.mu.Lock()
-		sc.inFlight++
-		sc.most = max(sc.most, sc.inFlight)
-		sc.mu.Unlock()
-		defer func() {
-			sc.mu.Lock()
-			sc.inFlight--
-			sc.mu.Unlock()
-		}()
-		question := req.Messages[1].Content[strings.LastIndex(req.Messages[1].Content, "Question: ")+len("Question: "):]
-		question = strings.TrimSpace(question)
-		select {
-		case <-time.After(pause):
-		case <-r.Context().Done():
-			return
-		}
-		if question == failOn {
-			http.Error(w, `{"error":{"message":"model overloaded"}}`, http.StatusBadRequest)
-			return
-		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{
-			"message": map[string]any{"role": "assistant", "content": "about: " + question}}}})
-	}))
-	t.Cleanup(sc.Close)
-	return sc
-}
-
 // Answers are asked for several questions at once, and rows still come out
 // in the dataset's order, each with its own question's answer.
 func TestRunAnswersConcurrentlyInOrder(t *testing.T) {
@@ -234,11 +208,8 @@ func TestRunAnswersConcurrentlyInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	qs = qs[:8]
-	chat := newSlowChat(t, 150*time.Millisecond, "")
-	m, err := openai.NewChat(openai.ChatConfig{BaseURL: chat.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
+	chat := newChatServer(t, 150*time.Millisecond, "")
+	m := chat.model(t)
 	st := newScratch(t, testdb.New(t), true)
 	var out bytes.Buffer
 	var progress []int
@@ -271,11 +242,8 @@ func TestRunWritesAPrefixWhenTheModelFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	qs = qs[:8]
-	chat := newSlowChat(t, 50*time.Millisecond, qs[4].Question)
-	m, err := openai.NewChat(openai.ChatConfig{BaseURL: chat.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
+	chat := newChatServer(t, 50*time.Millisecond, qs[4].Question)
+	m := chat.model(t)
 	st := newScratch(t, testdb.New(t), true)
 	var out bytes.Buffer
 	_, err = Run(context.Background(), st, qs, nil, &out, Options{Model: m, AnswerWorkers: 4})
