@@ -62,13 +62,14 @@ func AnswerPrompt(q Question, retrieved []int, budget int) string {
 		if _, dup := shown[i]; dup {
 			continue
 		}
-		line := sessionJSON(promptSessionOf(q, i))
+		session := promptSessionOf(q, i)
+		line := sessionJSON(session)
 		n := utf8.RuneCountInString(line) + len(",\n")
 		if used+n > budget {
 			if len(chosen) > 0 {
 				break
 			}
-			line = sessionJSON(cutSession(promptSessionOf(q, i), budget-used))
+			line = sessionJSON(cutSession(session, budget-used))
 			n = utf8.RuneCountInString(line)
 		}
 		chosen = append(chosen, i)
