@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 )
@@ -49,97 +50,324 @@ type rawQuestion struct {
 	Answer json.RawMessage `json:"answer"`
 }
 
-// ReadFile reads a dataset file.
-func ReadFile(path string) ([]Question, error) {
-	data, err := os.ReadFile(path)
+// Questions is where a run takes its questions from, in order. Len and ID
+// cost nothing; Question may read the entry from a file.
+type Questions interface {
+	Len() int
+	ID(i int) string
+	Question(i int) (Question, error)
+}
+
+// QuestionList is a dataset held in memory.
+type QuestionList []Question
+
+func (l QuestionList) Len() int                         { return len(l) }
+func (l QuestionList) ID(i int) string                  { return l[i].QuestionID }
+func (l QuestionList) Question(i int) (Question, error) { return l[i], nil }
+
+// Dataset is a dataset file opened for a run. Open reads the whole file once
+// and checks every entry as Parse does, so a bad entry stops the run before
+// it starts, but keeps only where each entry is: LongMemEval_M is 2.7 GB,
+// and a run needs one question's haystack at a time. Question reads an
+// entry again when the run reaches it.
+type Dataset struct {
+	name    string
+	r       io.ReaderAt
+	closer  io.Closer
+	entries []entry
+}
+
+// entry is where one question is in the file.
+type entry struct {
+	id   string
+	off  int64
+	size int
+	line int
+}
+
+var _ Questions = (*Dataset)(nil)
+
+// Open opens and checks a dataset file. Close it when the run is over.
+func Open(path string) (*Dataset, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading the dataset: %w", err)
 	}
-	return Parse(path, data)
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("reading the dataset: %w", err)
+	}
+	if fi.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("reading the dataset: %s is a directory: give the LongMemEval JSON or JSONL file", path)
+	}
+	d, err := scan(path, f, fi.Size())
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	d.closer = f
+	return d, nil
+}
+
+// Close releases the file.
+func (d *Dataset) Close() error {
+	if d.closer == nil {
+		return nil
+	}
+	return d.closer.Close()
+}
+
+// Len is the number of questions.
+func (d *Dataset) Len() int { return len(d.entries) }
+
+// ID is question i's question_id.
+func (d *Dataset) ID(i int) string { return d.entries[i].id }
+
+// Question reads question i from the file.
+func (d *Dataset) Question(i int) (Question, error) {
+	e := d.entries[i]
+	raw := make([]byte, e.size)
+	if _, err := d.r.ReadAt(raw, e.off); err != nil {
+		return Question{}, fmt.Errorf("%s:%d: reading question %s: %w", d.name, e.line, e.id, err)
+	}
+	q, err := parseQuestion(raw)
+	if err == nil && q.QuestionID != e.id {
+		err = fmt.Errorf("found question %q where %q was", q.QuestionID, e.id)
+	}
+	if err != nil {
+		return Question{}, fmt.Errorf("%s:%d: the file changed after it was opened (%v): leave it alone during a run", d.name, e.line, err)
+	}
+	q.Line = e.line
+	return q, nil
+}
+
+// All reads every question.
+func (d *Dataset) All() ([]Question, error) {
+	out := make([]Question, d.Len())
+	for i := range out {
+		q, err := d.Question(i)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = q
+	}
+	return out, nil
+}
+
+// ReadFile reads a whole dataset file into memory; a run over a large one
+// should Open it instead.
+func ReadFile(path string) ([]Question, error) {
+	d, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.All()
 }
 
 // Parse reads the public dataset in either of its forms: one JSON array of
 // questions, or JSON Lines with one question per line. Errors name the file
 // and line of the bad entry.
 func Parse(name string, data []byte) ([]Question, error) {
-	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
-	if len(trimmed) == 0 {
+	d, err := scan(name, bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, err
+	}
+	return d.All()
+}
+
+// scan indexes and checks the dataset in r, of size bytes, which name
+// names in errors.
+func scan(name string, r io.ReaderAt, size int64) (*Dataset, error) {
+	d := &Dataset{name: name, r: r}
+	start, first, err := firstContent(r, size)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if start == size {
 		return nil, fmt.Errorf("%s: the dataset is empty: give the LongMemEval JSON or JSONL file", name)
 	}
-	var out []Question
 	seen := map[string]int{}
-	add := func(line int, raw []byte) error {
+	add := func(raw []byte, off int64, line int) error {
 		q, err := parseQuestion(raw)
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", name, line, err)
 		}
-		q.Line = line
 		if prev, dup := seen[q.QuestionID]; dup {
 			return fmt.Errorf("%s:%d: question_id %q already appears on line %d: remove one of them", name, line, q.QuestionID, prev)
 		}
 		seen[q.QuestionID] = line
-		out = append(out, q)
+		d.entries = append(d.entries, entry{id: q.QuestionID, off: off, size: len(raw), line: line})
 		return nil
 	}
-	if trimmed[0] == '[' {
-		off := int64(len(data) - len(trimmed))
-		dec := json.NewDecoder(bytes.NewReader(trimmed))
-		if _, err := dec.Token(); err != nil {
-			return nil, fmt.Errorf("%s:1: %w", name, err)
-		}
-		for dec.More() {
-			start := skipSpace(trimmed, dec.InputOffset())
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				return nil, fmt.Errorf("%s:%d: not valid JSON: %w", name, lineAt(data, off+errOffset(err, start)), err)
-			}
-			if err := add(lineAt(data, off+start), raw); err != nil {
-				return nil, err
-			}
-		}
-		if _, err := dec.Token(); err != nil {
-			return nil, fmt.Errorf("%s:%d: the array is not closed: %w", name, lineAt(data, int64(len(data))), err)
-		}
-		if rest := bytes.TrimSpace(trimmed[dec.InputOffset():]); len(rest) > 0 {
-			return nil, fmt.Errorf("%s:%d: unexpected content after the array", name, lineAt(data, off+dec.InputOffset()))
-		}
+	if first == '[' {
+		err = scanArray(name, r, size, start, add)
 	} else {
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(make([]byte, 0, 1<<20), len(data)+1)
-		for line := 1; sc.Scan(); line++ {
-			b := bytes.TrimSpace(sc.Bytes())
-			if line == 1 {
-				b = bytes.TrimPrefix(b, []byte("\ufeff"))
-			}
-			if len(b) == 0 {
-				continue
-			}
-			if err := add(line, b); err != nil {
-				return nil, err
-			}
-		}
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
+		err = scanLines(name, r, size, add)
 	}
-	if len(out) == 0 {
+	if err != nil {
+		return nil, err
+	}
+	if len(d.entries) == 0 {
 		return nil, fmt.Errorf("%s: the dataset holds no questions", name)
 	}
-	return out, nil
+	return d, nil
 }
 
-func errOffset(err error, fallback int64) int64 {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fallback + se.Offset
+// firstContent finds the first byte that is not white space or a byte
+// order mark.
+func firstContent(r io.ReaderAt, size int64) (int64, byte, error) {
+	buf := make([]byte, 4096)
+	for off := int64(0); off < size; {
+		n, err := r.ReadAt(buf, off)
+		if n == 0 && err != nil {
+			return 0, 0, err
+		}
+		b := buf[:n]
+		rest := bytes.TrimLeft(b, " \t\r\n\ufeff")
+		if len(rest) > 0 {
+			// A BOM cut by the buffer's end leaves a byte of it behind.
+			if k := len(b) - len(rest); rest[0] >= 0x80 && n == len(buf) && len(rest) < 3 && off+int64(n) < size {
+				off += int64(k)
+				continue
+			}
+			return off + int64(len(b)-len(rest)), rest[0], nil
+		}
+		off += int64(n)
 	}
-	return fallback
+	return size, 0, nil
+}
+
+// gap skips white space from off (and commas, with commas set), returning
+// where the next content starts and how many newlines it passed.
+func gap(r io.ReaderAt, off, size int64, commas bool) (int64, int, error) {
+	buf := make([]byte, 512)
+	lines := 0
+	for off < size {
+		n, err := r.ReadAt(buf, off)
+		if n == 0 && err != nil {
+			return off, lines, err
+		}
+		for _, c := range buf[:n] {
+			switch {
+			case c == '\n':
+				lines++
+			case c == ' ' || c == '\t' || c == '\r' || (commas && c == ','):
+			default:
+				return off, lines, nil
+			}
+			off++
+		}
+	}
+	return off, lines, nil
+}
+
+// lineOf is the line of byte off, counted from the file's start: only
+// errors need it, so it reads the file again.
+func lineOf(r io.ReaderAt, off, size int64) int {
+	off = max(0, min(off, size))
+	buf := make([]byte, 64<<10)
+	line := 1
+	for pos := int64(0); pos < off; {
+		n, err := r.ReadAt(buf[:min(int64(len(buf)), off-pos)], pos)
+		line += bytes.Count(buf[:n], []byte{'\n'})
+		pos += int64(n)
+		if n == 0 || err != nil && err != io.EOF {
+			break
+		}
+	}
+	return line
+}
+
+// scanArray reads the JSON array form, whose "[" is at start.
+func scanArray(name string, r io.ReaderAt, size, start int64, add func([]byte, int64, int) error) error {
+	dec := json.NewDecoder(io.NewSectionReader(r, start, size-start))
+	if _, err := dec.Token(); err != nil {
+		return fmt.Errorf("%s:%d: %w", name, lineOf(r, start, size), err)
+	}
+	line := lineOf(r, start, size)
+	end := start + 1 // of the previous value
+	for dec.More() {
+		at, nl, err := gap(r, end, size, true)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		line += nl
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return fmt.Errorf("%s:%d: the file ends inside the array: is it cut short?", name, lineOf(r, size, size))
+			}
+			return fmt.Errorf("%s:%d: not valid JSON: %w", name, lineOf(r, syntaxErrorAt(r, at, size), size), err)
+		}
+		if err := add(raw, at, line); err != nil {
+			return err
+		}
+		line += bytes.Count(raw, []byte{'\n'})
+		end = at + int64(len(raw))
+	}
+	if _, err := dec.Token(); err != nil {
+		return fmt.Errorf("%s:%d: the array is not closed: %w", name, lineOf(r, size, size), err)
+	}
+	after := start + dec.InputOffset()
+	if at, _, err := gap(r, after, size, false); err != nil || at < size {
+		return fmt.Errorf("%s:%d: unexpected content after the array", name, lineOf(r, at, size))
+	}
+	return nil
+}
+
+// scanLines reads the JSON Lines form.
+func scanLines(name string, r io.ReaderAt, size int64, add func([]byte, int64, int) error) error {
+	br := bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 1<<20)
+	var off int64
+	for line := 1; ; line++ {
+		b, err := br.ReadBytes('\n')
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		if len(b) == 0 && err == io.EOF {
+			return nil
+		}
+		t := bytes.TrimSpace(b)
+		if line == 1 {
+			t = bytes.TrimPrefix(t, []byte("\ufeff"))
+		}
+		if len(t) > 0 {
+			// t is a subslice of b: its offset in b is how much of b's
+			// capacity precedes it.
+			if err := add(t, off+int64(cap(b)-cap(t)), line); err != nil {
+				return err
+			}
+		}
+		off += int64(len(b))
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+// syntaxErrorAt is where the JSON value starting at off goes wrong. A
+// stream decoder's SyntaxError.Offset does not count what its Token and More
+// calls read, so the value is decoded again on its own, where the offset
+// (one past the bad byte) counts from the value's start.
+func syntaxErrorAt(r io.ReaderAt, off, size int64) int64 {
+	var raw json.RawMessage
+	var se *json.SyntaxError
+	if err := json.NewDecoder(io.NewSectionReader(r, off, size-off)).Decode(&raw); errors.As(err, &se) {
+		return off + max(se.Offset-1, 0)
+	}
+	return off
 }
 
 func parseQuestion(raw []byte) (Question, error) {
 	var r rawQuestion
 	if err := json.Unmarshal(raw, &r); err != nil {
 		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field == "" {
+			return Question{}, fmt.Errorf("not a JSON object but a %s: each question is an object", te.Value)
+		}
 		if errors.As(err, &te) {
 			return Question{}, fmt.Errorf("field %q has the wrong type (%s): check the file is the LongMemEval format", strings.TrimPrefix(te.Field, "Question."), te.Value)
 		}
@@ -183,21 +411,4 @@ func parseQuestion(raw []byte) (Question, error) {
 		}
 	}
 	return q, nil
-}
-
-func lineAt(data []byte, off int64) int {
-	off = max(0, min(off, int64(len(data))))
-	return bytes.Count(data[:off], []byte{'\n'}) + 1
-}
-
-func skipSpace(data []byte, off int64) int64 {
-	for off < int64(len(data)) {
-		switch data[off] {
-		case ' ', '\t', '\r', '\n', ',':
-			off++
-		default:
-			return off
-		}
-	}
-	return off
 }

@@ -174,7 +174,7 @@ func TestRunNeedsAModelToAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if _, err := Run(context.Background(), st, qs, nil, &out, Options{}); err == nil || !strings.Contains(err.Error(), "needs a chat model") || out.Len() != 0 {
+	if _, err := Run(context.Background(), st, QuestionList(qs), nil, &out, Options{}); err == nil || !strings.Contains(err.Error(), "needs a chat model") || out.Len() != 0 {
 		t.Errorf("Run without a model: %v, output %q", err, out.String())
 	}
 }
@@ -194,7 +194,7 @@ func TestRunStopsWhenTheModelFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	_, err = Run(context.Background(), st, qs, nil, &out, Options{Model: m})
+	_, err = Run(context.Background(), st, QuestionList(qs), nil, &out, Options{Model: m})
 	if err == nil || !strings.Contains(err.Error(), "question q-001") || !strings.Contains(err.Error(), "model not loaded") || out.Len() != 0 {
 		t.Errorf("Run with a failing model: %v, output %q", err, out.String())
 	}
@@ -213,7 +213,7 @@ func TestRunAnswersConcurrentlyInOrder(t *testing.T) {
 	st := newScratch(t, testdb.New(t), true)
 	var out bytes.Buffer
 	var progress []int
-	if _, err := Run(context.Background(), st, qs, nil, &out, Options{Model: m, AnswerWorkers: 3, TopK: 3,
+	if _, err := Run(context.Background(), st, QuestionList(qs), nil, &out, Options{Model: m, AnswerWorkers: 3, TopK: 3,
 		Progress: func(done, total int) { progress = append(progress, done) }}); err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestRunWritesAPrefixWhenTheModelFails(t *testing.T) {
 	m := chat.model(t)
 	st := newScratch(t, testdb.New(t), true)
 	var out bytes.Buffer
-	_, err = Run(context.Background(), st, qs, nil, &out, Options{Model: m, AnswerWorkers: 4})
+	_, err = Run(context.Background(), st, QuestionList(qs), nil, &out, Options{Model: m, AnswerWorkers: 4})
 	if err == nil || !strings.Contains(err.Error(), "question "+qs[4].QuestionID) || !strings.Contains(err.Error(), "model overloaded") {
 		t.Fatalf("err = %v, want the failure of question %s", err, qs[4].QuestionID)
 	}

@@ -44,6 +44,16 @@ func TestParseBothForms(t *testing.T) {
 	}
 }
 
+func openDataset(t *testing.T, path string) *Dataset {
+	t.Helper()
+	d, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
 func mustRead(t *testing.T, p string) []byte {
 	b, err := os.ReadFile(p)
 	if err != nil {
@@ -110,10 +120,7 @@ func decodeLines(t *testing.T, out string) ([]Row, []Summary) {
 func TestRunOnSyntheticDataset(t *testing.T) {
 	ctx := context.Background()
 	st := newScratch(t, testdb.New(t), true)
-	qs, err := ReadFile("testdata/mini.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
+	qs := openDataset(t, "testdata/mini.jsonl")
 	var out bytes.Buffer
 	// First run: two questions answered by a chat model, then resume from
 	// its output.
@@ -180,10 +187,7 @@ func TestRunOnSyntheticDataset(t *testing.T) {
 
 func TestHybridRun(t *testing.T) {
 	st := newScratch(t, testdb.New(t), false)
-	qs, err := ReadFile("testdata/mini.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	qs := openDataset(t, "testdata/mini.json")
 	var out bytes.Buffer
 	sum, err := Run(context.Background(), st, qs, nil, &out, Options{TopK: 2, RetrievalOnly: true})
 	if err != nil {
@@ -221,15 +225,21 @@ func FuzzParse(f *testing.F) {
 	f.Add(mustReadF(f, "testdata/mini.jsonl"))
 	f.Add(mustReadF(f, sampleDataset))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		qs, err := Parse("fuzz", data)
+		d, err := scan("fuzz", bytes.NewReader(data), int64(len(data)))
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "fuzz") {
 				t.Fatalf("error does not name the file: %v", err)
 			}
 			return
 		}
+		// Every entry the scan accepted is where it said.
+		qs, err := d.All()
+		if err != nil {
+			t.Fatalf("an accepted entry does not read back: %v", err)
+		}
+		lines := bytes.Count(data, []byte{'\n'}) + 1
 		for _, q := range qs {
-			if q.QuestionID == "" || q.Question == "" || len(q.HaystackSessionIDs) != len(q.HaystackSessions) || q.Line < 1 {
+			if q.QuestionID == "" || q.Question == "" || len(q.HaystackSessionIDs) != len(q.HaystackSessions) || q.Line < 1 || q.Line > lines {
 				t.Fatalf("accepted an invalid question: %+v", q)
 			}
 		}
@@ -347,7 +357,7 @@ func TestAbstentionQuestionsHaveNoRecall(t *testing.T) {
 	}
 	st := newScratch(t, testdb.New(t), true)
 	var out bytes.Buffer
-	sum, err := Run(context.Background(), st, qs, nil, &out, Options{TopK: 5, RetrievalOnly: true})
+	sum, err := Run(context.Background(), st, QuestionList(qs), nil, &out, Options{TopK: 5, RetrievalOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -250,7 +250,7 @@ const DefaultAnswerWorkers = 4
 // far longer than a retrieval. With ByType, one summary line over prior and
 // new rows ends the output. The returned summary always covers every row
 // written.
-func Run(ctx context.Context, st Store, qs []Question, prior []Row, w io.Writer, o Options) (Summary, error) {
+func Run(ctx context.Context, st Store, qs Questions, prior []Row, w io.Writer, o Options) (Summary, error) {
 	if o.TopK <= 0 {
 		o.TopK = 10
 	}
@@ -264,10 +264,10 @@ func Run(ctx context.Context, st Store, qs []Question, prior []Row, w io.Writer,
 	for _, r := range prior {
 		done[r.QuestionID] = true
 	}
-	var todo []Question
-	for _, q := range qs {
-		if !done[q.QuestionID] {
-			todo = append(todo, q)
+	var todo []int // indexes into qs
+	for i := 0; i < qs.Len(); i++ {
+		if !done[qs.ID(i)] {
+			todo = append(todo, i)
 		}
 	}
 	if o.Limit > 0 && len(todo) > o.Limit {
@@ -315,8 +315,13 @@ func Run(ctx context.Context, st Store, qs []Question, prior []Row, w io.Writer,
 	// failed ends the writing of rows (a failed answer or write).
 	var stop, failed error
 questions:
-	for _, q := range todo {
+	for _, i := range todo {
 		if err := ctx.Err(); err != nil {
+			stop = err
+			break
+		}
+		q, err := qs.Question(i)
+		if err != nil {
 			stop = err
 			break
 		}

@@ -76,7 +76,7 @@ func TestSampleDatasetRecall(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := newScratch(t, testdb.New(t), false)
-	sum, err := Run(context.Background(), st, qs, nil, io.Discard, Options{TopK: 5, RetrievalOnly: true, ByType: true})
+	sum, err := Run(context.Background(), st, QuestionList(qs), nil, io.Discard, Options{TopK: 5, RetrievalOnly: true, ByType: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -199,7 +199,7 @@ func TestRunLeavesTheUserBrainUntouched(t *testing.T) {
 	}
 	name := s.Name
 	var out bytes.Buffer
-	sum, runErr := Run(ctx, s, qs, nil, &out, Options{TopK: 5, RetrievalOnly: true})
+	sum, runErr := Run(ctx, s, QuestionList(qs), nil, &out, Options{TopK: 5, RetrievalOnly: true})
 	if err := s.Drop(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +305,7 @@ func TestDropAfterInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	_, runErr := Run(ctx, cancelOnImport{s, cancel}, qs, nil, &out, Options{RetrievalOnly: true})
+	_, runErr := Run(ctx, cancelOnImport{s, cancel}, QuestionList(qs), nil, &out, Options{RetrievalOnly: true})
 	if runErr == nil || ctx.Err() == nil {
 		t.Fatalf("the run was not interrupted: %v", runErr)
 	}

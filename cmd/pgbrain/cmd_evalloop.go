@@ -567,17 +567,20 @@ func evalLongMemEval(c *cli.Context) (err error) {
 		}
 	}
 	dataset := c.Args().First()
-	// The public files are large (LongMemEval_S is 265 MB, a few seconds to
-	// read), so a terminal is told what is happening.
+	// The public files are large (LongMemEval_S is 265 MB, LongMemEval_M
+	// 2.7 GB) and checked whole before the run starts, which takes seconds,
+	// so a terminal is told what is happening. Only one question at a time
+	// is then held in memory.
 	if progress.IsTerminal(c.App.ErrWriter) {
 		if fi, err := os.Stat(dataset); err == nil && fi.Size() > 16<<20 {
-			fmt.Fprintf(c.App.ErrWriter, "pgbrain: reading %s (%d MB)\n", dataset, fi.Size()>>20)
+			fmt.Fprintf(c.App.ErrWriter, "pgbrain: checking %s (%d MB)\n", dataset, fi.Size()>>20)
 		}
 	}
-	qs, err := longmemeval.ReadFile(dataset)
+	qs, err := longmemeval.Open(dataset)
 	if err != nil {
 		return err
 	}
+	defer qs.Close()
 	outPath, resume := c.String("output"), c.String("resume-from")
 	var prior []longmemeval.Row
 	if resume != "" {

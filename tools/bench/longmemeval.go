@@ -156,7 +156,7 @@ func benchLongMemEval(ctx context.Context, env *benchEnv) (err error) {
 // lmeTimedRun runs every question once and returns where each one's time went.
 func lmeTimedRun(ctx context.Context, st longmemeval.Store, qs []longmemeval.Question) ([]longmemeval.Timing, longmemeval.Summary, error) {
 	tms := make([]longmemeval.Timing, 0, len(qs))
-	sum, err := longmemeval.Run(ctx, st, qs, nil, io.Discard, longmemeval.Options{
+	sum, err := longmemeval.Run(ctx, st, longmemeval.QuestionList(qs), nil, io.Discard, longmemeval.Options{
 		RetrievalOnly: true,
 		Timing:        func(t longmemeval.Timing) { tms = append(tms, t) },
 	})

@@ -1,0 +1,176 @@
+package longmemeval
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// Open finds every entry where Parse of the whole file does, whatever the
+// white space, byte order mark or line endings around and inside entries.
+func TestOpenFindsEveryEntry(t *testing.T) {
+	q := func(id string) string {
+		return fmt.Sprintf(`{"question_id":"%s","question":"Where?","answer":"here",`+"\n"+
+			`  "haystack_session_ids":["s-%s"],"haystack_sessions":[[{"role":"user","content":"line one\nline two, {not json]"}]]}`, id, id)
+	}
+	oneLine := func(id string) string { return strings.ReplaceAll(q(id), "\n  ", "") }
+	cases := []struct {
+		name  string
+		data  string
+		lines []int // of each entry's first byte
+	}{
+		{"array", "[" + q("a") + "," + q("b") + "]", []int{1, 2}},
+		{"pretty array", "\ufeff\r\n[\r\n  " + q("a") + " ,\n\n  " + q("b") + "\n]\n", []int{3, 6}},
+		{"long white space", strings.Repeat(" ", 5000) + "\n[" + strings.Repeat("\n", 3) + q("a") + "]", []int{5}},
+		{"bom across a read", strings.Repeat(" ", 4095) + "\ufeff[" + q("a") + "]", []int{1}},
+		{"jsonl", oneLine("a") + "\n" + oneLine("b") + "\n", []int{1, 2}},
+		{"jsonl crlf, blanks, bom", "\ufeff" + oneLine("a") + "\r\n\r\n  " + oneLine("b") + "  \r\n\n" + oneLine("c"), []int{1, 3, 5}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "d.json")
+			if err := os.WriteFile(path, []byte(c.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			d := openDataset(t, path)
+			if d.Len() != len(c.lines) {
+				t.Fatalf("%d entries, want %d", d.Len(), len(c.lines))
+			}
+			for i, line := range c.lines {
+				got, err := d.Question(i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				id := d.ID(i)
+				if got.QuestionID != id || got.Line != line || got.Answer != "here" || len(got.HaystackSessions) != 1 ||
+					got.HaystackSessions[0][0].Content != "line one\nline two, {not json]" {
+					t.Errorf("entry %d = %+v (id %q), want line %d", i, got, id, line)
+				}
+			}
+			parsed, err := Parse(path, []byte(c.data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			all, err := d.All()
+			if err != nil || !reflect.DeepEqual(all, parsed) {
+				t.Errorf("Open then All = %+v, %v; Parse = %+v", all, err, parsed)
+			}
+		})
+	}
+}
+
+// A run reads one question at a time, so an open dataset holds where its
+// entries are and not their haystacks: what it keeps does not grow with
+// the sessions.
+func TestOpenHoldsNoHaystack(t *testing.T) {
+	const questions, sessionBytes = 40, 256 << 10
+	var b bytes.Buffer
+	b.WriteString("[")
+	turn := strings.Repeat("I walked the dog along the river again today. ", sessionBytes/47)
+	for i := 0; i < questions; i++ {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		e, err := json.Marshal(map[string]any{
+			"question_id": fmt.Sprintf("q%d", i), "question": "Where did I walk the dog?",
+			"haystack_session_ids": []string{"s"},
+			"haystack_sessions":    [][]Turn{{{Role: "user", Content: turn}}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(e)
+	}
+	b.WriteString("]")
+	path := filepath.Join(t.TempDir(), "big.json")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	size := b.Len()
+	b = bytes.Buffer{}
+
+	heldBy := func(open func() (any, error)) uint64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		v, err := open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(v)
+		if after.HeapAlloc < before.HeapAlloc {
+			return 0
+		}
+		return after.HeapAlloc - before.HeapAlloc
+	}
+	whole := heldBy(func() (any, error) { return ReadFile(path) })
+	opened := heldBy(func() (any, error) {
+		d, err := Open(path)
+		if err == nil {
+			t.Cleanup(func() { d.Close() })
+		}
+		return d, err
+	})
+	// The whole file in memory is the check that the measure works.
+	if whole < uint64(size)/2 || opened > 256<<10 {
+		t.Errorf("a %d-byte dataset: ReadFile holds %d bytes, Open %d (want under 256 KiB)", size, whole, opened)
+	}
+}
+
+// A file changed under an open dataset is reported, not misread.
+func TestDatasetChangedAfterOpen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "d.jsonl")
+	line := `{"question_id":"a","question":"q","haystack_session_ids":[],"haystack_sessions":[]}`
+	if err := os.WriteFile(path, []byte(line+"\n"+strings.Replace(line, `"a"`, `"b"`, 1)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := openDataset(t, path)
+	if err := os.WriteFile(path, []byte(strings.Replace(line, `"a"`, `"x"`, 1)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := d.Question(0)
+	if err == nil || !strings.Contains(err.Error(), path+":1: the file changed after it was opened") {
+		t.Errorf("changed entry: %v", err)
+	}
+	if _, err := d.Question(1); err == nil || !strings.Contains(err.Error(), path+":2:") {
+		t.Errorf("entry past the new end: %v", err)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	entry := `{"question_id":"%s","question":"q"}`
+	cases := []struct{ name, data, want string }{
+		{"bad json on line 4", "[\n" + fmt.Sprintf(entry, "a") + ",\n" + fmt.Sprintf(entry, "b") + ",\n" + `{"question_id": "c", "question": oops}` + "\n]", "d:4: not valid JSON"},
+		{"unclosed", "[\n" + fmt.Sprintf(entry, "a") + ",\n", "d:3: the file ends inside the array"},
+		{"not objects", "[1]", "d:1: not a JSON object but a number"},
+		{"empty array", "[ ]", "the dataset holds no questions"},
+		{"garbage line", fmt.Sprintf(entry, "a") + "\n\nnot json\n", "d:3: not a JSON object"},
+	}
+	for _, c := range cases {
+		path := filepath.Join(dir, "d")
+		if err := os.WriteFile(path, []byte(c.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if d, err := Open(path); err == nil || !strings.Contains(err.Error(), strings.Replace(c.want, "d:", path+":", 1)) {
+			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
+			if d != nil {
+				d.Close()
+			}
+		}
+	}
+	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("a directory: %v", err)
+	}
+	if _, err := Open(filepath.Join(dir, "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json") {
+		t.Errorf("a missing file: %v", err)
+	}
+}
