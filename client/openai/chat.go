@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -26,10 +27,16 @@ const maxChatResponseBytes = 16 << 20
 // embedder's (EnvBaseURL, then EnvBaseURLOpenAI), since one local server
 // (Ollama, vLLM) often serves both; the key falls back to EnvAPIKey.
 const (
-	EnvChatBaseURL = "PGBRAIN_CHAT_BASE_URL"
-	EnvChatModel   = "PGBRAIN_CHAT_MODEL"
-	EnvChatAPIKey  = "PGBRAIN_CHAT_API_KEY"
+	EnvChatBaseURL     = "PGBRAIN_CHAT_BASE_URL"
+	EnvChatModel       = "PGBRAIN_CHAT_MODEL"
+	EnvChatAPIKey      = "PGBRAIN_CHAT_API_KEY"
+	EnvChatTemperature = "PGBRAIN_CHAT_TEMPERATURE"
 )
+
+// ModelTemperature, as the value of PGBRAIN_CHAT_TEMPERATURE, sends no
+// temperature at all, for models that accept only their own (reasoning
+// models refuse 0).
+const ModelTemperature = "default"
 
 // ErrNoChatModel is returned by ChatFromEnv when nothing names a chat
 // endpoint: no base URL and no key, so not even the default server could
@@ -48,13 +55,19 @@ type ChatConfig struct {
 	APIKey string
 	// MaxTokens bounds the answer's length; 0 leaves it to the server.
 	MaxTokens int
+	// Temperature is sent with every request (0 by default, so that a
+	// rerun asks the same question the same way), unless
+	// OmitTemperature leaves the choice to the model.
+	Temperature     float64
+	OmitTemperature bool
 	// Patience bounds each request and says how failures are retried.
 	Patience
 }
 
 // ChatFromEnv builds a ChatConfig from PGBRAIN_CHAT_BASE_URL (else the
-// embedder's base URL variables), PGBRAIN_CHAT_MODEL and
-// PGBRAIN_CHAT_API_KEY (else OPENAI_API_KEY).
+// embedder's base URL variables), PGBRAIN_CHAT_MODEL, PGBRAIN_CHAT_API_KEY
+// (else OPENAI_API_KEY) and PGBRAIN_CHAT_TEMPERATURE (a number from 0 to 2,
+// or "default" for none).
 func ChatFromEnv() (ChatConfig, error) {
 	return chatFromEnv(os.Getenv)
 }
@@ -75,6 +88,17 @@ func chatFromEnv(getenv func(string) string) (ChatConfig, error) {
 	}
 	if cfg.BaseURL == "" && cfg.APIKey == "" {
 		return ChatConfig{}, ErrNoChatModel
+	}
+	switch t := first(EnvChatTemperature); {
+	case t == "":
+	case strings.EqualFold(t, ModelTemperature):
+		cfg.OmitTemperature = true
+	default:
+		v, err := strconv.ParseFloat(t, 64)
+		if err != nil || !(v >= 0 && v <= 2) {
+			return ChatConfig{}, fmt.Errorf("reading %s: %q is not a temperature: give a number from 0 to 2, or %q to send none", EnvChatTemperature, t, ModelTemperature)
+		}
+		cfg.Temperature = v
 	}
 	if _, err := cfg.withDefaults().endpoint(); err != nil {
 		return ChatConfig{}, fmt.Errorf("reading %s: %w", EnvChatBaseURL, err)
@@ -109,6 +133,9 @@ func NewChat(cfg ChatConfig) (*Chat, error) {
 	if cfg.MaxTokens < 0 {
 		return nil, fmt.Errorf("chat model: MaxTokens %d is negative; use 0 to leave the length to the server", cfg.MaxTokens)
 	}
+	if !(cfg.Temperature >= 0 && cfg.Temperature <= 2) {
+		return nil, fmt.Errorf("chat model: temperature %v is out of range; use 0 to 2", cfg.Temperature)
+	}
 	u, err := cfg.endpoint()
 	if err != nil {
 		return nil, fmt.Errorf("chat model: %w", err)
@@ -137,7 +164,7 @@ type Message struct {
 type chatRequest struct {
 	Model       string    `json:"model"`
 	Messages    []Message `json:"messages"`
-	Temperature float64   `json:"temperature"`
+	Temperature *float64  `json:"temperature,omitempty"`
 	MaxTokens   int       `json:"max_tokens,omitempty"`
 }
 
@@ -151,10 +178,13 @@ type chatResponse struct {
 	} `json:"choices"`
 }
 
-// Complete returns the model's reply to msgs, at temperature 0 so that a
-// rerun asks the same question the same way.
+// Complete returns the model's reply to msgs.
 func (c *Chat) Complete(ctx context.Context, msgs []Message) (string, error) {
-	body, err := json.Marshal(chatRequest{Model: c.cfg.Model, Messages: msgs, MaxTokens: c.cfg.MaxTokens})
+	req := chatRequest{Model: c.cfg.Model, Messages: msgs, MaxTokens: c.cfg.MaxTokens}
+	if !c.cfg.OmitTemperature {
+		req.Temperature = &c.cfg.Temperature
+	}
+	body, err := json.Marshal(req)
 	if err != nil {
 		return "", fmt.Errorf("chat model: encoding request: %w", err)
 	}
@@ -190,8 +220,12 @@ func (c *Chat) decode(data []byte) (string, error) {
 	}
 }
 
-func (c *Chat) hint(status int) string {
+func (c *Chat) hint(e *APIError) string {
+	status := e.StatusCode
 	switch {
+	case status == http.StatusBadRequest && !c.cfg.OmitTemperature &&
+		(e.Param == "temperature" || strings.Contains(strings.ToLower(e.Message), "temperature")):
+		return fmt.Sprintf("model %q does not take temperature %v: set %s=%s to send none, or a value it accepts", c.cfg.Model, c.cfg.Temperature, EnvChatTemperature, ModelTemperature)
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		if c.cfg.APIKey == "" {
 			return "set " + EnvChatAPIKey + " or " + EnvAPIKey

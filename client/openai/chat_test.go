@@ -65,7 +65,7 @@ func TestChatRequestAndReply(t *testing.T) {
 			t.Errorf("answer = %q, want the reply trimmed", answer)
 		}
 		want := chatRequest{Model: "m1", MaxTokens: 64, Messages: []Message{{"system", "be brief"}, {"user", "What breed is my dog?"}}}
-		if got.Model != want.Model || got.MaxTokens != 64 || got.Temperature != 0 || len(got.Messages) != 2 || got.Messages[0] != want.Messages[0] || got.Messages[1] != want.Messages[1] {
+		if got.Model != want.Model || got.MaxTokens != 64 || got.Temperature == nil || *got.Temperature != 0 || len(got.Messages) != 2 || got.Messages[0] != want.Messages[0] || got.Messages[1] != want.Messages[1] {
 			t.Errorf("request = %+v, want %+v", got, want)
 		}
 		if auth != "Bearer k1" {
@@ -93,6 +93,67 @@ func TestChatRequestOmitsUnsetMaxTokens(t *testing.T) {
 	}
 	if raw["model"] != DefaultChatModel || raw["temperature"] != 0.0 {
 		t.Errorf("request = %v, want the default model at temperature 0", raw)
+	}
+}
+
+// Temperature 0 is sent unless another is set, and none at all for a model
+// that takes only its own.
+func TestChatTemperature(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  ChatConfig
+		want any // the request's "temperature"; nil: absent
+	}{
+		{"default", ChatConfig{}, 0.0},
+		{"set", ChatConfig{Temperature: 0.7}, 0.7},
+		{"the model's own", ChatConfig{Temperature: 0.7, OmitTemperature: true}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var raw map[string]any
+			s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_ = json.NewDecoder(r.Body).Decode(&raw)
+				writeChatReply(w, "ok")
+			}))
+			defer s.Close()
+			cfg := tt.cfg
+			cfg.BaseURL = s.URL
+			c, err := NewChat(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Answer(context.Background(), "s", "u"); err != nil {
+				t.Fatal(err)
+			}
+			got, sent := raw["temperature"]
+			if (tt.want == nil) == sent || sent && got != tt.want {
+				t.Errorf("temperature = %v (sent %v), want %v", got, sent, tt.want)
+			}
+		})
+	}
+	if _, err := NewChat(ChatConfig{Temperature: 2.5}); err == nil || !strings.Contains(err.Error(), "temperature 2.5 is out of range") {
+		t.Errorf("temperature 2.5: %v", err)
+	}
+}
+
+// A model that refuses the temperature is named with the setting that
+// fixes it.
+func TestChatTemperatureRefused(t *testing.T) {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(`{"error":{"message":"Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.","type":"invalid_request_error","param":"temperature","code":"unsupported_value"}}`))
+	}))
+	defer s.Close()
+	c, err := NewChat(ChatConfig{BaseURL: s.URL, Model: "o3-mini"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Answer(context.Background(), "s", "u")
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.Param != "temperature" ||
+		!strings.Contains(err.Error(), `model "o3-mini" does not take temperature 0: set PGBRAIN_CHAT_TEMPERATURE=default`) {
+		t.Errorf("err = %v", err)
 	}
 }
 
@@ -187,6 +248,10 @@ func TestChatFromEnv(t *testing.T) {
 		{"chat settings win", map[string]string{"PGBRAIN_CHAT_BASE_URL": "http://chat", "PGBRAIN_OPENAI_BASE_URL": "http://emb", "PGBRAIN_CHAT_API_KEY": "c", "OPENAI_API_KEY": "o"},
 			ChatConfig{BaseURL: "http://chat", APIKey: "c"}, ""},
 		{"bad URL", map[string]string{"PGBRAIN_CHAT_BASE_URL": "localhost:11434"}, ChatConfig{}, "reading PGBRAIN_CHAT_BASE_URL"},
+		{"temperature", map[string]string{"OPENAI_API_KEY": "k", "PGBRAIN_CHAT_TEMPERATURE": " 0.3 "}, ChatConfig{APIKey: "k", Temperature: 0.3}, ""},
+		{"the model's temperature", map[string]string{"OPENAI_API_KEY": "k", "PGBRAIN_CHAT_TEMPERATURE": "Default"}, ChatConfig{APIKey: "k", OmitTemperature: true}, ""},
+		{"bad temperature", map[string]string{"OPENAI_API_KEY": "k", "PGBRAIN_CHAT_TEMPERATURE": "warm"}, ChatConfig{}, `reading PGBRAIN_CHAT_TEMPERATURE: "warm" is not a temperature`},
+		{"temperature out of range", map[string]string{"OPENAI_API_KEY": "k", "PGBRAIN_CHAT_TEMPERATURE": "3"}, ChatConfig{}, "give a number from 0 to 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -203,7 +268,8 @@ func TestChatFromEnv(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.BaseURL != tt.want.BaseURL || got.Model != tt.want.Model || got.APIKey != tt.want.APIKey {
+			if got.BaseURL != tt.want.BaseURL || got.Model != tt.want.Model || got.APIKey != tt.want.APIKey ||
+				got.Temperature != tt.want.Temperature || got.OmitTemperature != tt.want.OmitTemperature {
 				t.Errorf("config = %+v, want %+v", got, tt.want)
 			}
 		})

@@ -113,7 +113,8 @@ func (c *Client) embedBatch(ctx context.Context, texts []string) ([][]float32, e
 	return vecs, nil
 }
 
-func (c *Client) hint(status int) string {
+func (c *Client) hint(e *APIError) string {
+	status := e.StatusCode
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		if c.cfg.APIKey == "" {

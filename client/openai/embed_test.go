@@ -760,7 +760,7 @@ func TestHint(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := mustNew(t, tt.cfg).hint(tt.status); got != tt.want {
+			if got := mustNew(t, tt.cfg).hint(&APIError{StatusCode: tt.status}); got != tt.want {
 				t.Errorf("hint(%d) = %q, want %q", tt.status, got, tt.want)
 			}
 		})

@@ -72,8 +72,8 @@ func (p Patience) withDefaults(timeout time.Duration) Patience {
 type transport struct {
 	who string // names the client in every error: "openai embedder", "chat model"
 	url string
-	// hint says what to do about a non-2xx status.
-	hint func(status int) string
+	// hint says what to do about a non-2xx reply.
+	hint func(e *APIError) string
 	// maxBytes bounds how much of a reply is read, so a misbehaving server
 	// cannot exhaust memory; tooLarge says what to do when a reply is bigger.
 	maxBytes int
@@ -188,7 +188,7 @@ func (t *transport) transportFailure(ctx context.Context, doing string, err erro
 func (t *transport) statusFailure(resp *http.Response, body []byte) *failure {
 	apiErr := parseAPIError(resp.StatusCode, body)
 	f := &failure{
-		err:   fmt.Errorf("%s: POST %s: %w; %s", t.who, t.url, apiErr, t.hint(resp.StatusCode)),
+		err:   fmt.Errorf("%s: POST %s: %w; %s", t.who, t.url, apiErr, t.hint(apiErr)),
 		retry: resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500,
 	}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
@@ -232,7 +232,9 @@ type APIError struct {
 	StatusCode int
 	Type       string
 	Code       string
-	Message    string
+	// Param names the request field the server refused, when it says.
+	Param   string
+	Message string
 }
 
 func (e *APIError) Error() string {
@@ -260,6 +262,7 @@ func parseAPIError(status int, body []byte) *APIError {
 			Message string `json:"message"`
 			Type    string `json:"type"`
 			Code    any    `json:"code"`
+			Param   any    `json:"param"`
 		}
 		var str string
 		switch {
@@ -267,6 +270,9 @@ func parseAPIError(status int, body []byte) *APIError {
 			e.Message, e.Type = obj.Message, obj.Type
 			if obj.Code != nil {
 				e.Code = fmt.Sprint(obj.Code)
+			}
+			if obj.Param != nil {
+				e.Param = fmt.Sprint(obj.Param)
 			}
 		case json.Unmarshal(wire.Error, &str) == nil && str != "":
 			e.Message = str

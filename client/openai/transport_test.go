@@ -81,6 +81,12 @@ func TestParseAPIError(t *testing.T) {
 			want:   APIError{StatusCode: 400, Message: "This model's maximum context length is 8192 tokens", Type: "invalid_request_error", Code: "context_length_exceeded"},
 		},
 		{
+			name:   "openai format naming the field",
+			status: 400,
+			body:   `{"error":{"message":"Unsupported value: 'temperature' does not support 0 with this model.","type":"invalid_request_error","param":"temperature","code":"unsupported_value"}}`,
+			want:   APIError{StatusCode: 400, Message: "Unsupported value: 'temperature' does not support 0 with this model.", Type: "invalid_request_error", Code: "unsupported_value", Param: "temperature"},
+		},
+		{
 			name:   "error as string (Ollama)",
 			status: 404,
 			body:   `{"error":"model \"nomic\" not found, try pulling it first"}`,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 
 	"fmt"
 	"io"
@@ -559,8 +560,11 @@ func evalLongMemEval(c *cli.Context) (err error) {
 	var model longmemeval.Model
 	if !c.Bool("retrieval-only") {
 		cfg, err := openai.ChatFromEnv()
-		if err != nil {
+		if errors.Is(err, openai.ErrNoChatModel) {
 			return usageError("eval longmemeval: writing answers needs a chat model: %v; or pass --retrieval-only to measure recall alone", err)
+		}
+		if err != nil {
+			return usageError("eval longmemeval: %v", err)
 		}
 		if model, err = openai.NewChat(cfg); err != nil {
 			return usageError("eval longmemeval: %v", err)

@@ -241,11 +241,13 @@ func TestEvalLongMemEvalAnswers(t *testing.T) {
 	prompts := map[string]string{} // question line -> user message
 	chat := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
-			Model    string `json:"model"`
-			Messages []struct{ Role, Content string }
+			Model       string `json:"model"`
+			Messages    []struct{ Role, Content string }
+			Temperature *float64 `json:"temperature"`
 		}
+		// PGBRAIN_CHAT_TEMPERATURE=default below: the request carries none.
 		if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer test-key" ||
-			json.NewDecoder(r.Body).Decode(&req) != nil || req.Model != "tiny-chat" || len(req.Messages) != 2 {
+			json.NewDecoder(r.Body).Decode(&req) != nil || req.Model != "tiny-chat" || len(req.Messages) != 2 || req.Temperature != nil {
 			http.Error(w, "unexpected request", http.StatusBadRequest)
 			return
 		}
@@ -261,6 +263,7 @@ func TestEvalLongMemEvalAnswers(t *testing.T) {
 	t.Setenv("PGBRAIN_CHAT_BASE_URL", chat.URL+"/v1")
 	t.Setenv("PGBRAIN_CHAT_MODEL", "tiny-chat")
 	t.Setenv("PGBRAIN_CHAT_API_KEY", "test-key")
+	t.Setenv("PGBRAIN_CHAT_TEMPERATURE", "default")
 
 	out, errOut, code := pgbrain(t, url, "", "eval", "longmemeval", lmeFixture, "--top-k", "2")
 	if code != 0 {
@@ -300,6 +303,19 @@ func TestEvalLongMemEvalNeedsAChatModel(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("the output file was created before the run could start: %v", err)
+	}
+	if left := lmeScratchLeft(t, url); len(left) > 0 {
+		t.Errorf("scratch databases created: %v", left)
+	}
+}
+
+func TestEvalLongMemEvalBadTemperature(t *testing.T) {
+	url := testdb.New(t)
+	t.Setenv("PGBRAIN_CHAT_BASE_URL", "http://127.0.0.1:9/v1")
+	t.Setenv("PGBRAIN_CHAT_TEMPERATURE", "warm")
+	_, errOut, code := pgbrain(t, url, "", "eval", "longmemeval", lmeFixture)
+	if code != 2 || !strings.Contains(errOut, `PGBRAIN_CHAT_TEMPERATURE: "warm" is not a temperature`) || strings.Contains(errOut, "needs a chat model") {
+		t.Errorf("exit %d, stderr %q: want a usage error naming the setting", code, errOut)
 	}
 	if left := lmeScratchLeft(t, url); len(left) > 0 {
 		t.Errorf("scratch databases created: %v", left)
