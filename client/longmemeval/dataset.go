@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -37,6 +38,9 @@ type Question struct {
 	AnswerSessionIDs   []string `json:"answer_session_ids"`
 	// Line is where the entry starts in its file.
 	Line int `json:"-"`
+	// RepeatedSessions names sessions the file lists more than once for
+	// this question, with the same turns; only the first copy is kept.
+	RepeatedSessions []string `json:"-"`
 }
 
 // Abstention reports whether q is an abstention question: one whose answer
@@ -75,6 +79,8 @@ type Dataset struct {
 	r       io.ReaderAt
 	closer  io.Closer
 	entries []entry
+	// repeated counts the questions that list a session more than once.
+	repeated int
 }
 
 // entry is where one question is in the file.
@@ -121,6 +127,10 @@ func (d *Dataset) Close() error {
 
 // Len is the number of questions.
 func (d *Dataset) Len() int { return len(d.entries) }
+
+// Repeated is how many questions list one of their sessions more than once
+// (with the same turns each time); each such session is imported once.
+func (d *Dataset) Repeated() int { return d.repeated }
 
 // ID is question i's question_id.
 func (d *Dataset) ID(i int) string { return d.entries[i].id }
@@ -200,6 +210,9 @@ func scan(name string, r io.ReaderAt, size int64) (*Dataset, error) {
 		}
 		seen[q.QuestionID] = line
 		d.entries = append(d.entries, entry{id: q.QuestionID, off: off, size: len(raw), line: line})
+		if len(q.RepeatedSessions) > 0 {
+			d.repeated++
+		}
 		return nil
 	}
 	if first == '[' {
@@ -361,6 +374,41 @@ func syntaxErrorAt(r io.ReaderAt, off, size int64) int64 {
 	return off
 }
 
+// dropRepeatedSessions keeps the first of several haystack entries with one
+// session id, when they hold the same turns, and records the id in
+// q.RepeatedSessions. LongMemEval_S has such copies (the same filler
+// session sampled twice for one question, under two dates); one session is
+// one page. The same id over different turns is an error.
+func dropRepeatedSessions(q *Question) error {
+	first := make(map[string]int, len(q.HaystackSessionIDs))
+	keep := 0
+	for i, id := range q.HaystackSessionIDs {
+		if id == "" {
+			return fmt.Errorf("question %s: haystack_session_ids[%d] is empty", q.QuestionID, i)
+		}
+		if j, seen := first[id]; seen {
+			if !slices.Equal(q.HaystackSessions[j], q.HaystackSessions[i]) {
+				return fmt.Errorf("question %s: session %q appears twice in haystack_session_ids (at %d and %d) with different turns: give each session its own id", q.QuestionID, id, j, i)
+			}
+			q.RepeatedSessions = append(q.RepeatedSessions, id)
+			continue
+		}
+		first[id] = keep
+		q.HaystackSessionIDs[keep] = id
+		q.HaystackSessions[keep] = q.HaystackSessions[i]
+		if len(q.HaystackDates) > 0 {
+			q.HaystackDates[keep] = q.HaystackDates[i]
+		}
+		keep++
+	}
+	q.HaystackSessionIDs = q.HaystackSessionIDs[:keep]
+	q.HaystackSessions = q.HaystackSessions[:keep]
+	if len(q.HaystackDates) > 0 {
+		q.HaystackDates = q.HaystackDates[:keep]
+	}
+	return nil
+}
+
 func parseQuestion(raw []byte) (Question, error) {
 	var r rawQuestion
 	if err := json.Unmarshal(raw, &r); err != nil {
@@ -387,15 +435,8 @@ func parseQuestion(raw []byte) (Question, error) {
 	if q.QuestionType == "" {
 		q.QuestionType = "unknown"
 	}
-	ids := map[string]bool{}
-	for i, id := range q.HaystackSessionIDs {
-		if id == "" {
-			return q, fmt.Errorf("question %s: haystack_session_ids[%d] is empty", q.QuestionID, i)
-		}
-		if ids[id] {
-			return q, fmt.Errorf("question %s: session %q appears twice in haystack_session_ids", q.QuestionID, id)
-		}
-		ids[id] = true
+	if err := dropRepeatedSessions(&q); err != nil {
+		return q, err
 	}
 	// Answers are strings in most entries and numbers in a few.
 	if len(r.Answer) > 0 && string(r.Answer) != "null" {

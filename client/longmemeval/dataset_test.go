@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -172,5 +173,37 @@ func TestOpenErrors(t *testing.T) {
 	}
 	if _, err := Open(filepath.Join(dir, "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json") {
 		t.Errorf("a missing file: %v", err)
+	}
+}
+
+// LongMemEval_S lists a few filler sessions twice for one question, with
+// the same turns under two dates: such a session is kept once, with its
+// first date. The same id over different turns is refused.
+func TestRepeatedSessions(t *testing.T) {
+	entry := func(second string) string {
+		return `{"question_id":"q1","question":"Where?","haystack_session_ids":["s1","s2","s1"],
+		"haystack_dates":["2023/01/01 (Sun) 10:00","2023/01/02 (Mon) 10:00","2023/01/03 (Tue) 10:00"],
+		"haystack_sessions":[[{"role":"user","content":"filler"}],[{"role":"user","content":"evidence"}],` + second + `]}`
+	}
+	qs, err := Parse("d.json", []byte("["+entry(`[{"role":"user","content":"filler"}]`)+"]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := qs[0]
+	if !slices.Equal(q.HaystackSessionIDs, []string{"s1", "s2"}) || len(q.HaystackSessions) != 2 ||
+		q.HaystackSessions[1][0].Content != "evidence" || !slices.Equal(q.HaystackDates, []string{"2023/01/01 (Sun) 10:00", "2023/01/02 (Mon) 10:00"}) ||
+		!slices.Equal(q.RepeatedSessions, []string{"s1"}) {
+		t.Errorf("question = %+v", q)
+	}
+	path := filepath.Join(t.TempDir(), "d.json")
+	if err := os.WriteFile(path, []byte("["+entry(`[{"role":"user","content":"filler"}]`)+"]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d := openDataset(t, path); d.Repeated() != 1 {
+		t.Errorf("Repeated() = %d, want 1", d.Repeated())
+	}
+	_, err = Parse("d.json", []byte("["+entry(`[{"role":"user","content":"other"}]`)+"]"))
+	if err == nil || !strings.Contains(err.Error(), `d.json:1: question q1: session "s1" appears twice in haystack_session_ids (at 0 and 2) with different turns`) {
+		t.Errorf("different turns under one id: %v", err)
 	}
 }

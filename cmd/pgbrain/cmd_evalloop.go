@@ -585,6 +585,9 @@ func evalLongMemEval(c *cli.Context) (err error) {
 		return err
 	}
 	defer qs.Close()
+	if n := qs.Repeated(); n > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "pgbrain: %d question(s) in %s list a session more than once with the same turns (LongMemEval_S has 13); each such session is imported once, with its first date\n", n, dataset)
+	}
 	outPath, resume := c.String("output"), c.String("resume-from")
 	var prior []longmemeval.Row
 	if resume != "" {

@@ -309,6 +309,38 @@ func TestEvalLongMemEvalNeedsAChatModel(t *testing.T) {
 	}
 }
 
+// A question listing one session twice with the same turns, as 13 of
+// LongMemEval_S's do, runs with the session imported once, and the run says
+// so.
+func TestEvalLongMemEvalRepeatedSession(t *testing.T) {
+	url := testdb.New(t)
+	path := filepath.Join(t.TempDir(), "repeated.json")
+	data := `[{"question_id":"q1","question_type":"single-session-user","question":"What breed is my dog?","answer":"beagle",
+		"haystack_session_ids":["filler","answer_1","filler"],
+		"haystack_dates":["2023/01/01 (Sun) 10:00","2023/01/02 (Mon) 10:00","2023/01/05 (Thu) 10:00"],
+		"haystack_sessions":[[{"role":"user","content":"Any tips for watering tomatoes?"}],
+			[{"role":"user","content":"My dog is a beagle.","has_answer":true}],
+			[{"role":"user","content":"Any tips for watering tomatoes?"}]],
+		"answer_session_ids":["answer_1"]}]`
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := pgbrain(t, url, "", "eval", "longmemeval", path, "--retrieval-only", "--top-k", "5")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var row lmeLine
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &row); err != nil {
+		t.Fatalf("output %q: %v", out, err)
+	}
+	if len(row.RetrievedSessionIDs) != 2 || row.RetrievedSessionIDs[0] != "answer_1" || row.RetrievedSessionIDs[1] != "filler" || !*row.RecallAny {
+		t.Errorf("row = %+v, want answer_1 then filler, once each", row)
+	}
+	if !strings.Contains(errOut, "1 question(s) in "+path+" list a session more than once") {
+		t.Errorf("stderr %q does not report the repeated session", errOut)
+	}
+}
+
 func TestEvalLongMemEvalBadTemperature(t *testing.T) {
 	url := testdb.New(t)
 	t.Setenv("PGBRAIN_CHAT_BASE_URL", "http://127.0.0.1:9/v1")
