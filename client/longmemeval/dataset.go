@@ -199,6 +199,9 @@ func scan(name string, r io.ReaderAt, size int64) (*Dataset, error) {
 	if start == size {
 		return nil, fmt.Errorf("%s: the dataset is empty: give the LongMemEval JSON or JSONL file", name)
 	}
+	if err := notADataset(r, start, size); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	seen := map[string]int{}
 	add := func(raw []byte, off int64, line int) error {
 		q, err := parseQuestion(raw)
@@ -227,6 +230,25 @@ func scan(name string, r io.ReaderAt, size int64) (*Dataset, error) {
 		return nil, fmt.Errorf("%s: the dataset holds no questions", name)
 	}
 	return d, nil
+}
+
+// notADataset recognises files that are often given by mistake: a
+// compressed download, a Git LFS pointer (a clone of the dataset's
+// repository without git-lfs) or a web page saved instead of the file.
+func notADataset(r io.ReaderAt, start, size int64) error {
+	head := make([]byte, min(64, size-start))
+	if _, err := r.ReadAt(head, start); err != nil && err != io.EOF {
+		return err
+	}
+	switch {
+	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
+		return errors.New("the file is gzip-compressed: decompress it first (gunzip)")
+	case bytes.HasPrefix(head, []byte("version https://git-lfs")):
+		return errors.New("the file is a Git LFS pointer, not the data: run `git lfs pull` in the dataset's clone, or download the file itself")
+	case bytes.HasPrefix(head, []byte("<")):
+		return errors.New("the file is HTML or XML, not the dataset: download the raw JSON file")
+	}
+	return nil
 }
 
 // firstContent finds the first byte that is not white space or a byte

@@ -155,6 +155,9 @@ func TestOpenErrors(t *testing.T) {
 		{"not objects", "[1]", "d:1: not a JSON object but a number"},
 		{"empty array", "[ ]", "the dataset holds no questions"},
 		{"garbage line", fmt.Sprintf(entry, "a") + "\n\nnot json\n", "d:3: not a JSON object"},
+		{"gzip", "\x1f\x8b\x08\x00rest", "d: the file is gzip-compressed"},
+		{"lfs pointer", "version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 277383467\n", "d: the file is a Git LFS pointer"},
+		{"web page", "\n<!DOCTYPE html><html>", "d: the file is HTML or XML"},
 	}
 	for _, c := range cases {
 		path := filepath.Join(dir, "d")
