@@ -7,7 +7,7 @@ PKGS    := ./...
 
 all: build
 
-## setup: install PostgreSQL 15, its headers and pgvector 0.8+ when missing; fetch Go modules
+## setup: install PostgreSQL (15, or the installed or distribution version), its headers and pgvector 0.8+ when missing; fetch Go modules
 setup:
 	@scripts/setup.sh
 

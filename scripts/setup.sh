@@ -4,13 +4,35 @@
 # Idempotent: when everything is present it only checks and exits.
 set -euo pipefail
 
-PG_MAJOR="${PG_MAJOR:-15}"
-PG_BIN="/usr/lib/postgresql/${PG_MAJOR}/bin"
-PG_CONFIG="${PG_BIN}/pg_config"
 CACHE_DIR="${PGBRAIN_BUILD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pgbrain}"
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+# The PostgreSQL major version to provision, unless PG_MAJOR names one: an
+# installed server (the newest, 13 or later) as it is, so a machine that
+# already has one (a CI image, a developer's laptop) gets no second server;
+# else 15 where the distribution packages it (pgbrain's tests run on 15);
+# else the distribution's own default (Ubuntu 24.04 packages only 16).
+# pgbrain itself runs the newest installed server that has pgvector.
+pick_pg_major() {
+	local d n best=0
+	for d in /usr/lib/postgresql/*/bin; do
+		n=$(basename "$(dirname "$d")")
+		case "$n" in *[!0-9]*|"") continue ;; esac
+		if [ -x "$d/postgres" ] && [ "$n" -ge 13 ] && [ "$n" -gt "$best" ]; then best=$n; fi
+	done
+	if [ "$best" -gt 0 ]; then echo "$best"; return; fi
+	if command -v apt-cache >/dev/null 2>&1; then
+		# A fresh container has no package lists yet.
+		ls /var/lib/apt/lists/*_Packages* >/dev/null 2>&1 || apt_update
+		if apt-cache show postgresql-15 >/dev/null 2>&1; then echo 15; return; fi
+		n=$(apt-cache depends postgresql 2>/dev/null | sed -n 's/^ *Depends: postgresql-\([0-9][0-9]*\)$/\1/p' | head -n1)
+		if [ -n "$n" ]; then echo "$n"; return; fi
+	fi
+	echo 15
+}
+
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
@@ -24,15 +46,19 @@ need_root() {
 }
 
 apt_updated=0
+apt_update() {
+	[ "$apt_updated" -eq 0 ] || return 0
+	need_root "reading the package lists"
+	say "apt-get update"
+	$SUDO apt-get update -qq >&2
+	apt_updated=1
+}
+
 apt_install() {
 	command -v apt-get >/dev/null 2>&1 ||
 		die "apt-get not found: pgbrain's set-up supports Debian and Ubuntu; install PostgreSQL ${PG_MAJOR} with pgvector 0.8+ by hand"
 	need_root "installing $*"
-	if [ "$apt_updated" -eq 0 ]; then
-		say "apt-get update"
-		$SUDO apt-get update -qq >&2
-		apt_updated=1
-	fi
+	apt_update
 	say "installing $*"
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "$@" >&2
 }
@@ -72,12 +98,16 @@ debian_mirror() {
 	done
 }
 
+# The suite whose source package is new enough: Debian's next release
+# (pgvector 0.8 is in trixie); on Ubuntu the development series, which its
+# archive names "devel".
 next_release() {
 	case "$1" in
-		buster) echo bullseye ;;
-		bullseye) echo bookworm ;;
-		bookworm) echo trixie ;;
-		trixie) echo forky ;;
+		ubuntu:*) echo devel ;;
+		*:buster) echo bullseye ;;
+		*:bullseye) echo bookworm ;;
+		*:bookworm) echo trixie ;;
+		*:trixie) echo forky ;;
 		*) echo testing ;;
 	esac
 }
@@ -87,17 +117,21 @@ build_pgvector() {
 	pkg_installed "postgresql-server-dev-${PG_MAJOR}" || apt_install "postgresql-server-dev-${PG_MAJOR}"
 	for p in make gcc dpkg-dev; do pkg_installed "$p" || apt_install "$p"; done
 
-	local mirror codename next work lists
+	local mirror distro codename next components work lists
 	mirror=$(debian_mirror)
 	[ -n "$mirror" ] || die "no Debian mirror found in /etc/apt/sources.list*; install pgvector 0.8+ for PostgreSQL ${PG_MAJOR} by hand"
+	distro=$(. /etc/os-release && echo "${ID:-debian}")
 	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-	next=$(next_release "$codename")
-	say "building pgvector from Debian source package (suite ${next}, mirror from apt sources)"
+	next=$(next_release "$distro:$codename")
+	# Ubuntu keeps pgvector in universe.
+	components=main
+	[ "$distro" = ubuntu ] && components="main universe"
+	say "building pgvector from the ${distro} source package (suite ${next}, mirror from apt sources)"
 
 	work="$CACHE_DIR/pgvector-src"
 	rm -rf "$work" && mkdir -p "$work/lists/partial" "$work/cache/archives/partial"
 	lists="$work/sources.list"
-	echo "deb-src $mirror $next main" >"$lists"
+	echo "deb-src $mirror $next $components" >"$lists"
 	local aptopts=(-o "Dir::Etc::SourceList=$lists" -o "Dir::Etc::SourceParts=-"
 		-o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work/cache"
 		-o "APT::Sandbox::User=root" -qq)
@@ -113,6 +147,10 @@ build_pgvector() {
 	say "pgvector $(sed -n "s/^default_version *= *'\(.*\)'/\1/p" "$("$PG_CONFIG" --sharedir)/extension/vector.control") installed"
 }
 
+PG_MAJOR="${PG_MAJOR:-$(pick_pg_major)}"
+PG_BIN="/usr/lib/postgresql/${PG_MAJOR}/bin"
+PG_CONFIG="${PG_BIN}/pg_config"
+
 # 1. PostgreSQL server.
 if [ ! -x "$PG_BIN/postgres" ]; then
 	apt_install "postgresql-${PG_MAJOR}"
@@ -124,10 +162,14 @@ if ! pkg_installed "postgresql-server-dev-${PG_MAJOR}" && command -v dpkg-query 
 	apt_install "postgresql-server-dev-${PG_MAJOR}"
 fi
 
-# 3. pgvector: the distribution package where one exists, else Debian's source package.
+# 3. pgvector: the distribution package where it is 0.8 or later (Ubuntu
+#    24.04 packages 0.6), else built from the source package.
 if ! vector_installed; then
-	if apt-cache show "postgresql-${PG_MAJOR}-pgvector" >/dev/null 2>&1; then
+	candidate=$(apt-cache policy "postgresql-${PG_MAJOR}-pgvector" 2>/dev/null | awk '/Candidate:/ { print $2 }')
+	if [ -n "$candidate" ] && [ "$candidate" != "(none)" ] && dpkg --compare-versions "$candidate" ge 0.8; then
 		apt_install "postgresql-${PG_MAJOR}-pgvector"
+	elif [ -n "$candidate" ] && [ "$candidate" != "(none)" ]; then
+		say "postgresql-${PG_MAJOR}-pgvector is ${candidate}, older than 0.8: building it instead"
 	fi
 fi
 if ! vector_installed; then
