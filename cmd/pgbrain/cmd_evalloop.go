@@ -516,7 +516,7 @@ func printQrels(w io.Writer, r eval.Report) error {
 func evalLongMemEvalCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "longmemeval",
-		Usage:     "run the LongMemEval benchmark: retrieval in a scratch database beside the brain, emptied for each question, and answers from a chat model (PGBRAIN_CHAT_BASE_URL, PGBRAIN_CHAT_MODEL, PGBRAIN_CHAT_API_KEY) unless --retrieval-only",
+		Usage:     "run the LongMemEval benchmark: retrieval in a scratch database beside the brain, emptied for each question, and answers from a chat model (PGBRAIN_CHAT_BASE_URL, PGBRAIN_CHAT_MODEL, PGBRAIN_CHAT_API_KEY, PGBRAIN_CHAT_TEMPERATURE) unless --retrieval-only",
 		ArgsUsage: "DATASET",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "limit", Usage: "run at most N questions (default: all)"},
