@@ -400,8 +400,52 @@ type Doc struct {
 // document is named in the summary while the others land.
 func ImportDocs(ctx context.Context, b *brain.Brain, docs []Doc, opts Options) (Summary, error) {
 	opts.defaults()
+	return importItems(ctx, b, len(docs), opts, func(i int, known map[string]string) fileResult {
+		return parseDoc(docs[i], known, opts)
+	})
+}
+
+// Prepared is a set of in-memory documents parsed, chunked and classified
+// for ImportPrepared. Preparing needs no database, so it can run while the
+// database is busy with something else.
+type Prepared struct {
+	items []fileResult
+	opts  Options
+}
+
+// PrepareDocs parses docs on every core for a later ImportPrepared with
+// opts. Unlike ImportDocs it cannot skip unchanged documents before
+// chunking them, since it does not read the brain: it suits documents that
+// are mostly new.
+func PrepareDocs(docs []Doc, opts Options) *Prepared {
+	opts.defaults()
+	return &Prepared{
+		items: parseGroup(0, len(docs), func(i int) fileResult { return parseDoc(docs[i], nil, opts) }),
+		opts:  opts,
+	}
+}
+
+// Len is the number of documents prepared.
+func (p *Prepared) Len() int { return len(p.items) }
+
+// ImportPrepared stores prepared documents as ImportDocs would have stored
+// them, with the options they were prepared with; documents whose content
+// the brain already holds are left alone.
+func ImportPrepared(ctx context.Context, b *brain.Brain, p *Prepared) (Summary, error) {
+	return importItems(ctx, b, len(p.items), p.opts, func(i int, known map[string]string) fileResult {
+		r := p.items[i]
+		if r.err == nil && known[r.p.page.Slug] == r.p.page.ContentHash {
+			r.unchanged, r.p = true, parsed{}
+		}
+		return r
+	})
+}
+
+// importItems writes n items through the pipeline; item(i, known) yields
+// item i given the stored content hashes of the source.
+func importItems(ctx context.Context, b *brain.Brain, n int, opts Options, item func(i int, known map[string]string) fileResult) (Summary, error) {
 	start := time.Now()
-	sum := Summary{Files: len(docs)}
+	sum := Summary{Files: n}
 	if err := checkSource(ctx, b, opts.Source); err != nil {
 		return sum, err
 	}
@@ -409,9 +453,7 @@ func ImportDocs(ctx context.Context, b *brain.Brain, docs []Doc, opts Options) (
 	if err != nil {
 		return sum, err
 	}
-	if _, err := runPipeline(ctx, b, len(docs), func(i int) fileResult {
-		return parseDoc(docs[i], known, opts)
-	}, opts, &sum); err != nil {
+	if _, err := runPipeline(ctx, b, n, func(i int) fileResult { return item(i, known) }, opts, &sum); err != nil {
 		return sum, err
 	}
 	sum.Elapsed = time.Since(start)

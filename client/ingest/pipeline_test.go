@@ -215,37 +215,88 @@ func TestConcurrentWritersKeepTermStatisticsExact(t *testing.T) {
 	}
 }
 
-// ImportDocs goes through the same pipeline as ImportDir: several writers,
-// ids in document order, bad documents named, unchanged ones skipped.
+// importDocs is ImportDocs, or the same documents prepared first and then
+// imported.
+var importDocs = []struct {
+	name string
+	run  func(context.Context, *brain.Brain, []ingest.Doc, ingest.Options) (ingest.Summary, error)
+}{
+	{"ImportDocs", ingest.ImportDocs},
+	{"PrepareDocs then ImportPrepared", func(ctx context.Context, b *brain.Brain, docs []ingest.Doc, o ingest.Options) (ingest.Summary, error) {
+		return ingest.ImportPrepared(ctx, b, ingest.PrepareDocs(docs, o))
+	}},
+}
+
+// ImportDocs and ImportPrepared go through the same pipeline as ImportDir:
+// several writers, ids in document order, bad documents named, unchanged
+// ones skipped.
 func TestImportDocsInParallel(t *testing.T) {
+	for _, imp := range importDocs {
+		t.Run(imp.name, func(t *testing.T) {
+			ctx := context.Background()
+			b := testdb.Open(t)
+			var docs []ingest.Doc
+			for i := 0; i < 17; i++ {
+				docs = append(docs, ingest.Doc{Slug: fmt.Sprintf("docs/%02d", i), Data: []byte(fmt.Sprintf("# Doc %d\n\nBody of document %d.\n", i, i))})
+			}
+			docs = append(docs,
+				ingest.Doc{Slug: "Bad Slug", Data: []byte("# x\n")},
+				ingest.Doc{Slug: "docs/latin1", Data: []byte("caf\xe9\n")})
+			opts := ingest.Options{Writers: 3, BatchPages: 4}
+			sum, err := imp.run(ctx, b, docs, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.Files != 19 || sum.Added != 17 || sum.Failed != 2 {
+				t.Fatalf("summary = %+v, want 19 documents, 17 added, 2 failed", sum)
+			}
+			if sum.Failures[0].Path != "Bad Slug" || sum.Failures[1].Path != "docs/latin1" {
+				t.Errorf("failures = %+v", sum.Failures)
+			}
+			if !idsInOrder(t, b, pageIDOrder) {
+				t.Error("page ids do not follow document order")
+			}
+			docs[3].Data = []byte("# Doc 3\n\nA changed body.\n")
+			again, err := imp.run(ctx, b, docs[:17], opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again.Unchanged != 16 || again.Updated != 1 || again.Added != 0 {
+				t.Errorf("re-import = %+v, want 16 unchanged and 1 updated", again)
+			}
+		})
+	}
+}
+
+// Documents prepared first are stored exactly as ImportDocs stores them:
+// pages, chunks, tsvectors and local embeddings.
+func TestImportPreparedStoresWhatImportDocsStores(t *testing.T) {
 	ctx := context.Background()
-	b := testdb.Open(t)
 	var docs []ingest.Doc
-	for i := 0; i < 17; i++ {
-		docs = append(docs, ingest.Doc{Slug: fmt.Sprintf("docs/%02d", i), Data: []byte(fmt.Sprintf("# Doc %d\n\nBody of document %d.\n", i, i))})
+	for i := 0; i < 9; i++ {
+		body := fmt.Sprintf("---\ntitle: Note %d\ntags: [a, b]\n---\n# Note %d\n\n", i, i)
+		for j := 0; j < 40*(i+1); j++ {
+			body += fmt.Sprintf("Sentence %d about the river walk and dog number %d. ", j, i)
+		}
+		body += "\n\n## Timeline\n\n- 2024-01-0" + fmt.Sprint(i+1) + ": walked\n"
+		docs = append(docs, ingest.Doc{Slug: fmt.Sprintf("notes/%d", i), Data: []byte(body)})
 	}
-	docs = append(docs,
-		ingest.Doc{Slug: "Bad Slug", Data: []byte("# x\n")},
-		ingest.Doc{Slug: "docs/latin1", Data: []byte("caf\xe9\n")})
-	opts := ingest.Options{Writers: 3, BatchPages: 4}
-	sum, err := ingest.ImportDocs(ctx, b, docs, opts)
-	if err != nil {
-		t.Fatal(err)
+	const dump = `SELECT md5(string_agg(concat_ws('|', p.slug, p.title, p.type, p.body, p.timeline, p.frontmatter::text, p.content_hash,
+		c.chunk_index, c.chunk_source, c.text, c.tsv::text, c.doc_len, c.embedding::text), E'\n' ORDER BY p.slug, c.chunk_index)),
+		count(*)
+		FROM brain.pages p JOIN brain.chunks c ON c.page_id = p.id`
+	var sums [2]string
+	var rows [2]int
+	for i, imp := range importDocs {
+		b := testdb.Open(t)
+		if _, err := imp.run(ctx, b, docs, ingest.Options{Writers: 2, BatchPages: 3}); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Pool.QueryRow(ctx, dump).Scan(&sums[i], &rows[i]); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if sum.Files != 19 || sum.Added != 17 || sum.Failed != 2 {
-		t.Fatalf("summary = %+v, want 19 documents, 17 added, 2 failed", sum)
-	}
-	if sum.Failures[0].Path != "Bad Slug" || sum.Failures[1].Path != "docs/latin1" {
-		t.Errorf("failures = %+v", sum.Failures)
-	}
-	if !idsInOrder(t, b, pageIDOrder) {
-		t.Error("page ids do not follow document order")
-	}
-	again, err := ingest.ImportDocs(ctx, b, docs[:17], opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if again.Unchanged != 17 || again.Added+again.Updated != 0 {
-		t.Errorf("re-import = %+v, want 17 unchanged", again)
+	if sums[0] != sums[1] || rows[0] < 20 {
+		t.Errorf("%d chunks from ImportDocs (%s), %d from ImportPrepared (%s)", rows[0], sums[0], rows[1], sums[1])
 	}
 }

@@ -296,7 +296,7 @@ func TestSessionMarkdownQuotesAnyTurn(t *testing.T) {
 		t.Errorf("compiled %q, timeline %q", p.Compiled, p.Timeline)
 	}
 	st := newScratch(t, testdb.New(t), true)
-	if err := st.Import(context.Background(), []ingest.Doc{{Slug: SessionSlug("plan"), Data: md}}); err != nil {
+	if err := st.Import(context.Background(), st.Prepare([]ingest.Doc{{Slug: SessionSlug("plan"), Data: md}})); err != nil {
 		t.Fatal(err)
 	}
 	var sources []string

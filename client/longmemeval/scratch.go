@@ -401,8 +401,8 @@ func (s *Scratch) Reset(ctx context.Context) error {
 	return nil
 }
 
-// Import stores a question's haystack sessions in one import.
-func (s *Scratch) Import(ctx context.Context, docs []ingest.Doc) error {
+// Prepare parses a question's haystack sessions for one import.
+func (s *Scratch) Prepare(docs []ingest.Doc) *ingest.Prepared {
 	// One batch per writer, so every core computes tsvectors for its share
 	// of the haystack at once; a small haystack is cheaper in one.
 	writers := ingest.DefaultWriters()
@@ -413,14 +413,19 @@ func (s *Scratch) Import(ctx context.Context, docs []ingest.Doc) error {
 	if size < parallelImportBytes {
 		writers = 1
 	}
-	sum, err := ingest.ImportDocs(ctx, s.B, docs, ingest.Options{
+	return ingest.PrepareDocs(docs, ingest.Options{
 		Embedder: s.o.Embedder, NoEmbed: s.o.KeywordOnly,
 		Writers: writers, BatchPages: max(1, (len(docs)+writers-1)/writers),
 		// Nothing in this brain is ever served, so its pages need no PII tags.
 		NoClassify: true,
 	})
+}
+
+// Import stores prepared haystack sessions in one import.
+func (s *Scratch) Import(ctx context.Context, p *ingest.Prepared) error {
+	sum, err := ingest.ImportPrepared(ctx, s.B, p)
 	if err != nil {
-		return fmt.Errorf("importing %d sessions: %w", len(docs), err)
+		return fmt.Errorf("importing %d sessions: %w", p.Len(), err)
 	}
 	if sum.Failed > 0 {
 		f := sum.Failures[0]

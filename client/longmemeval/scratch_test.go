@@ -73,7 +73,7 @@ func importSessions(t *testing.T, s Store, n int) {
 		docs = append(docs, ingest.Doc{Slug: SessionSlug(fmt.Sprint("s", i)), Data: SessionMarkdown(fmt.Sprint("s", i), "2023/05/01",
 			[]Turn{{Role: "user", Content: fmt.Sprintf("My dog Biscuit number %d likes walks; call me at alice%d@example.com", i, i)}})})
 	}
-	if err := s.Import(context.Background(), docs); err != nil {
+	if err := s.Import(context.Background(), s.Prepare(docs)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -285,9 +285,9 @@ type cancelOnImport struct {
 	cancel context.CancelFunc
 }
 
-func (c cancelOnImport) Import(ctx context.Context, docs []ingest.Doc) error {
+func (c cancelOnImport) Import(ctx context.Context, p *ingest.Prepared) error {
 	c.cancel()
-	return c.Scratch.Import(ctx, docs)
+	return c.Scratch.Import(ctx, p)
 }
 
 // An interrupted run still drops its scratch database, with the run's own
@@ -341,7 +341,7 @@ func TestScratchRanksLikeAnOrdinaryBrain(t *testing.T) {
 		if err := s.Reset(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Import(ctx, docs); err != nil {
+		if err := s.Import(ctx, s.Prepare(docs)); err != nil {
 			t.Fatal(err)
 		}
 		plain := testdb.Open(t)

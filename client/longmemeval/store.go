@@ -12,8 +12,11 @@ import (
 type Store interface {
 	// Reset empties the store: nothing of an earlier question may remain.
 	Reset(ctx context.Context) error
-	// Import stores a question's haystack sessions as pages.
-	Import(ctx context.Context, docs []ingest.Doc) error
+	// Prepare parses a question's haystack sessions for Import. It touches
+	// no database, so a run prepares a haystack while Reset runs.
+	Prepare(docs []ingest.Doc) *ingest.Prepared
+	// Import stores prepared haystack sessions as pages.
+	Import(ctx context.Context, p *ingest.Prepared) error
 	// Search returns the slugs of the best k pages, best first.
 	Search(ctx context.Context, query string, k int) ([]string, error)
 }
@@ -26,7 +29,9 @@ type Timing struct {
 	Search     time.Duration
 }
 
-// Total is the question's time: reset, import and search.
+// Total is the question's time: reset, import and search. Import counts
+// everything that is neither (building and preparing the pages, as far as
+// that did not overlap the reset, and writing them).
 func (t Timing) Total() time.Duration { return t.Reset + t.Import + t.Search }
 
 var _ Store = (*Scratch)(nil)
