@@ -95,6 +95,12 @@ var _ Questions = (*Dataset)(nil)
 
 // Open opens and checks a dataset file. Close it when the run is over.
 func Open(path string) (*Dataset, error) {
+	return open(path, nil)
+}
+
+// open checks the dataset file at path, handing each question to keep (when
+// set) as it is read.
+func open(path string, keep func(Question)) (*Dataset, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading the dataset: %w", err)
@@ -108,7 +114,7 @@ func Open(path string) (*Dataset, error) {
 		f.Close()
 		return nil, fmt.Errorf("reading the dataset: %s is a directory: give the LongMemEval JSON or JSONL file", path)
 	}
-	d, err := scan(path, f, fi.Size())
+	d, err := scan(path, f, fi.Size(), keep)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -153,44 +159,31 @@ func (d *Dataset) Question(i int) (Question, error) {
 	return q, nil
 }
 
-// All reads every question.
-func (d *Dataset) All() ([]Question, error) {
-	out := make([]Question, d.Len())
-	for i := range out {
-		q, err := d.Question(i)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = q
-	}
-	return out, nil
-}
-
 // ReadFile reads a whole dataset file into memory; a run over a large one
 // should Open it instead.
 func ReadFile(path string) ([]Question, error) {
-	d, err := Open(path)
+	var qs []Question
+	d, err := open(path, func(q Question) { qs = append(qs, q) })
 	if err != nil {
 		return nil, err
 	}
-	defer d.Close()
-	return d.All()
+	return qs, d.Close()
 }
 
 // Parse reads the public dataset in either of its forms: one JSON array of
 // questions, or JSON Lines with one question per line. Errors name the file
 // and line of the bad entry.
 func Parse(name string, data []byte) ([]Question, error) {
-	d, err := scan(name, bytes.NewReader(data), int64(len(data)))
-	if err != nil {
+	var qs []Question
+	if _, err := scan(name, bytes.NewReader(data), int64(len(data)), func(q Question) { qs = append(qs, q) }); err != nil {
 		return nil, err
 	}
-	return d.All()
+	return qs, nil
 }
 
 // scan indexes and checks the dataset in r, of size bytes, which name
-// names in errors.
-func scan(name string, r io.ReaderAt, size int64) (*Dataset, error) {
+// names in errors, handing each question to keep when it is set.
+func scan(name string, r io.ReaderAt, size int64, keep func(Question)) (*Dataset, error) {
 	d := &Dataset{name: name, r: r}
 	start, first, err := firstContent(r, size)
 	if err != nil {
@@ -215,6 +208,10 @@ func scan(name string, r io.ReaderAt, size int64) (*Dataset, error) {
 		d.entries = append(d.entries, entry{id: q.QuestionID, off: off, size: len(raw), line: line})
 		if len(q.RepeatedSessions) > 0 {
 			d.repeated++
+		}
+		if keep != nil {
+			q.Line = line
+			keep(q)
 		}
 		return nil
 	}

@@ -58,9 +58,17 @@ func TestOpenFindsEveryEntry(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			all, err := d.All()
-			if err != nil || !reflect.DeepEqual(all, parsed) {
-				t.Errorf("Open then All = %+v, %v; Parse = %+v", all, err, parsed)
+			var read []Question
+			for i := 0; i < d.Len(); i++ {
+				q, err := d.Question(i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				read = append(read, q)
+			}
+			whole, err := ReadFile(path)
+			if err != nil || !reflect.DeepEqual(read, parsed) || !reflect.DeepEqual(whole, parsed) {
+				t.Errorf("read one at a time = %+v; ReadFile = %+v, %v; Parse = %+v", read, whole, err, parsed)
 			}
 		})
 	}

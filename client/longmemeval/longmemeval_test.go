@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -225,22 +226,23 @@ func FuzzParse(f *testing.F) {
 	f.Add(mustReadF(f, "testdata/mini.jsonl"))
 	f.Add(mustReadF(f, sampleDataset))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, err := scan("fuzz", bytes.NewReader(data), int64(len(data)))
+		var qs []Question
+		d, err := scan("fuzz", bytes.NewReader(data), int64(len(data)), func(q Question) { qs = append(qs, q) })
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "fuzz") {
 				t.Fatalf("error does not name the file: %v", err)
 			}
 			return
 		}
-		// Every entry the scan accepted is where it said.
-		qs, err := d.All()
-		if err != nil {
-			t.Fatalf("an accepted entry does not read back: %v", err)
-		}
 		lines := bytes.Count(data, []byte{'\n'}) + 1
-		for _, q := range qs {
+		for i, q := range qs {
 			if q.QuestionID == "" || q.Question == "" || len(q.HaystackSessionIDs) != len(q.HaystackSessions) || q.Line < 1 || q.Line > lines {
 				t.Fatalf("accepted an invalid question: %+v", q)
+			}
+			// Every entry the scan accepted reads back from where it said.
+			again, err := d.Question(i)
+			if err != nil || !reflect.DeepEqual(again, q) {
+				t.Fatalf("entry %d reads back as %+v (%v), was %+v", i, again, err, q)
 			}
 		}
 	})
