@@ -316,10 +316,10 @@ func lineOf(r io.ReaderAt, off, size int64) int {
 // scanArray reads the JSON array form, whose "[" is at start.
 func scanArray(name string, r io.ReaderAt, size, start int64, add func([]byte, int64, int) error) error {
 	dec := json.NewDecoder(io.NewSectionReader(r, start, size-start))
-	if _, err := dec.Token(); err != nil {
-		return fmt.Errorf("%s:%d: %w", name, lineOf(r, start, size), err)
-	}
 	line := lineOf(r, start, size)
+	if _, err := dec.Token(); err != nil {
+		return fmt.Errorf("%s:%d: %w", name, line, err)
+	}
 	end := start + 1 // of the previous value
 	for dec.More() {
 		at, nl, err := gap(r, end, size, true)
