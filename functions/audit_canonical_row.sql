@@ -1,3 +1,5 @@
+-- Versioned: stored data or a CHECK depends on this definition, so the
+-- migrations install it; change it only in a new migration (docs/migrations.md).
 -- brain.audit_canonical_row(r): the documented byte form (version 1) of every
 -- hashed column of an audit row, the input of its chain hash:
 --   F('pgbrain.audit.row.v1') || F(id) || F(occurred_at) || F(session_id)
@@ -9,7 +11,7 @@
 -- server's binary ones) keep it independent of TimeZone, DateStyle and
 -- PostgreSQL versions, so an auditor can recompute it (docs/audit.md).
 CREATE OR REPLACE FUNCTION brain.audit_canonical_row(r brain.audit_log) RETURNS bytea
-LANGUAGE sql STABLE PARALLEL SAFE AS $fn$
+LANGUAGE sql STABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 	SELECT brain.audit_field('pgbrain.audit.row.v1')
 		|| brain.audit_field(r.id::text)
 		|| brain.audit_field(to_char(r.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))

@@ -1,3 +1,5 @@
+-- Versioned: stored data or a CHECK depends on this definition, so the
+-- migrations install it; change it only in a new migration (docs/migrations.md).
 -- brain.audit_fingerprint(tool, status, refusal_reason, pii_categories,
 -- cost_class): fingerprint version 1 of a tool call, lower-case hex of
 --   sha256(F('pgbrain.audit.fingerprint.v1') || F(tool) || F(status)
@@ -9,7 +11,7 @@
 CREATE OR REPLACE FUNCTION brain.audit_fingerprint(
 	tool text, status text, refusal_reason text, pii_categories text[], cost_class text)
 RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 	SELECT encode(sha256(
 		brain.audit_field('pgbrain.audit.fingerprint.v1')
 		|| brain.audit_field(tool)

@@ -15,7 +15,7 @@
 CREATE OR REPLACE FUNCTION brain.audit_verify(
 	full boolean DEFAULT false, since_id bigint DEFAULT NULL, window_rows bigint DEFAULT 10000)
 RETURNS TABLE (id bigint, problem text, detail text)
-LANGUAGE sql STABLE AS $fn$
+LANGUAGE sql STABLE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 	WITH lo AS (
 		SELECT CASE
 			WHEN $1 THEN NULL

@@ -1,3 +1,5 @@
+-- Versioned: stored data or a CHECK depends on this definition, so the
+-- migrations install it; change it only in a new migration (docs/migrations.md).
 -- BM25 corpus statistics: brain.tsv_length(tsv), brain.tsquery_terms(q),
 -- brain.term_stats_rebuild().
 --
@@ -9,21 +11,21 @@
 -- brain.corpus_stats from brain.chunks from scratch; the statement triggers
 -- keep them equal to that result as chunks change.
 CREATE OR REPLACE FUNCTION brain.tsv_length(doc tsvector) RETURNS int
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 	-- greatest() skips NULL: a lexeme without positions counts once.
 	SELECT coalesce(sum(greatest(cardinality(positions), 1)), 0)::int
 	FROM unnest(coalesce(doc, ''::tsvector))
 $fn$;
 
 CREATE OR REPLACE FUNCTION brain.tsquery_terms(q tsquery) RETURNS text[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 	-- querytree() drops negated operands; lexemes print quoted with '' and \\ escaped.
 	SELECT coalesce(array_agg(DISTINCT replace(replace(m[1], '''''', ''''), '\\', '\')), '{}')
 	FROM regexp_matches(querytree(q), '''((?:[^'']|'''')*)''', 'g') AS m
 $fn$;
 
 CREATE OR REPLACE FUNCTION brain.term_stats_rebuild() RETURNS void
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 BEGIN
 	DELETE FROM brain.term_stats;
 	INSERT INTO brain.term_stats (lexeme, doc_freq)

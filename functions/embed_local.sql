@@ -1,3 +1,5 @@
+-- Versioned: stored data or a CHECK depends on this definition, so the
+-- migrations install it; change it only in a new migration (docs/migrations.md).
 -- brain.tsv_features(doc), brain.embed_tsvector(doc) and
 -- brain.embed_local(text): the offline, deterministic "local" embedder,
 -- computable in plain SQL.
@@ -15,7 +17,7 @@
 -- Built on hashtext(), which PostgreSQL keeps stable in practice but does not
 -- promise across major versions: after a major upgrade run `pgbrain embed --all`.
 CREATE OR REPLACE FUNCTION brain.tsv_features(doc tsvector, OUT doc_len int, OUT embedding vector({{.dim}}))
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 	-- float8 arithmetic and plain concatenation: numeric ln() and format()
 	-- cost more than the rest of the function together. The sparsevec text
 	-- form needs no ordering; its input sorts the indices. A document whose
@@ -38,11 +40,11 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
 $fn$;
 
 CREATE OR REPLACE FUNCTION brain.embed_tsvector(doc tsvector) RETURNS vector({{.dim}})
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 	SELECT (brain.tsv_features(doc)).embedding
 $fn$;
 
 CREATE OR REPLACE FUNCTION brain.embed_local(t text) RETURNS vector({{.dim}})
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 	SELECT brain.embed_tsvector(to_tsvector('english'::regconfig, coalesce(t, '')))
 $fn$;

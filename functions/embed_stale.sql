@@ -8,7 +8,7 @@
 -- the local embedder's arithmetic, so stored vectors and query vectors stay in
 -- one space. A no-op unless the brain's embedder is 'local'.
 CREATE OR REPLACE FUNCTION brain.embed_stale(batch int) RETURNS bigint
-LANGUAGE sql AS $fn$
+LANGUAGE sql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 	WITH todo AS (
 		SELECT id FROM brain.chunks WHERE embedding IS NULL ORDER BY id LIMIT batch
 	), done AS (
@@ -20,7 +20,7 @@ LANGUAGE sql AS $fn$
 $fn$;
 
 CREATE OR REPLACE FUNCTION brain.reset_embeddings() RETURNS bigint
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE n bigint;
 BEGIN
 	SET LOCAL brain.embed = 'off';
@@ -31,7 +31,7 @@ END
 $fn$;
 
 CREATE OR REPLACE FUNCTION brain.embed_local_refresh() RETURNS bigint
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE n bigint := 0;
 BEGIN
 	IF brain.embedder() = 'local' THEN

@@ -8,7 +8,7 @@
 -- zeros. Rows are ordered created_at DESC, id DESC; id, tool_name and
 -- created_at are exposed beside row_json so windows filter on indexed columns.
 CREATE OR REPLACE FUNCTION brain.eval_row_json(c brain.eval_candidates) RETURNS json
-LANGUAGE sql STABLE PARALLEL SAFE AS $fn$
+LANGUAGE sql STABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 	SELECT (
 		'{"schema_version":1'
 		|| ',"id":' || c.id

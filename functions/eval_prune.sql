@@ -3,7 +3,7 @@
 -- returns how many. An interval of zero removes every candidate, including
 -- rows stamped a moment after this statement began.
 CREATE OR REPLACE FUNCTION brain.eval_prune(older_than interval, dry_run boolean DEFAULT false) RETURNS bigint
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE n bigint;
 BEGIN
 	IF older_than < interval '0' THEN

@@ -15,7 +15,7 @@
 -- transactions to finish. Assumes the server's wall clock does not step
 -- backwards. Exports use the half-open window [since, end).
 CREATE OR REPLACE FUNCTION brain.eval_window_end() RETURNS timestamptz
-LANGUAGE plpgsql VOLATILE AS $fn$
+LANGUAGE plpgsql VOLATILE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
 	t_end   timestamptz := clock_timestamp();
 	bounded timestamptz;

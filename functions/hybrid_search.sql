@@ -42,7 +42,7 @@ CREATE OR REPLACE FUNCTION brain.hybrid_search(
 RETURNS TABLE (slug text, source_id text, page_id bigint, chunk_id bigint, chunk_index int,
 	chunk_source text, title text, type text, score float8, keyword_rank int, vector_rank int,
 	snippet text)
-LANGUAGE plpgsql VOLATILE ROWS 30 AS $fn$
+LANGUAGE plpgsql VOLATILE ROWS 30 SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
 	d text := lower(coalesce(nullif(btrim(detail), ''), brain.detect_detail(q), 'medium'));
 	wk float8 := coalesce(keyword_weight, brain.search_setting('keyword_weight'));

@@ -16,7 +16,7 @@
 -- every imported byte once more, and pglz would spend more CPU on them than
 -- the COPY itself.
 CREATE OR REPLACE FUNCTION brain.import_begin() RETURNS void
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 BEGIN
 	BEGIN
 		PERFORM set_config('default_toast_compression', 'lz4', true);
@@ -50,7 +50,7 @@ $fn$;
 
 CREATE OR REPLACE FUNCTION brain.import_apply(p_source text)
 RETURNS TABLE (added bigint, updated bigint, unchanged bigint)
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 BEGIN
 	-- Chunks of changed pages go first, so the title trigger below has nothing
 	-- to refresh for rows that are about to be replaced anyway.

@@ -9,7 +9,7 @@
 CREATE OR REPLACE FUNCTION brain.keyword_candidates(
 	q tsquery, cap int, source_ids text[] DEFAULT NULL, compiled_only boolean DEFAULT false)
 RETURNS bigint[]
-LANGUAGE plpgsql STABLE AS $fn$
+LANGUAGE plpgsql STABLE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
 	ids bigint[];
 BEGIN

@@ -25,7 +25,7 @@ CREATE OR REPLACE FUNCTION brain.keyword_search(
 	source_ids text[] DEFAULT NULL,
 	compiled_only boolean DEFAULT false)
 RETURNS TABLE (chunk_id bigint, page_id bigint, score float8, keyword_rank int)
-LANGUAGE plpgsql STABLE ROWS 30 AS $fn$
+LANGUAGE plpgsql STABLE ROWS 30 SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
 	tsq tsquery;
 	or_q tsquery;

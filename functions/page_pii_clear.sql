@@ -4,7 +4,7 @@
 -- an unknown page is an error naming it.
 CREATE OR REPLACE FUNCTION brain.page_pii_clear(p_source text, p_slug text)
 RETURNS bigint
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
 	pid bigint;
 BEGIN

@@ -4,7 +4,7 @@
 -- unknown pages are errors naming the input. Returns the stored row.
 CREATE OR REPLACE FUNCTION brain.page_pii_override(p_source text, p_slug text, p_categories text[])
 RETURNS brain.page_pii
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
 	pid bigint;
 	out brain.page_pii;

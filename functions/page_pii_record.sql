@@ -6,7 +6,7 @@
 -- Returns how many rows were written.
 CREATE OR REPLACE FUNCTION brain.page_pii_record(page_ids bigint[], categories text[])
 RETURNS bigint
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
 	n bigint;
 BEGIN

@@ -1,8 +1,10 @@
+-- Versioned: stored data or a CHECK depends on this definition, so the
+-- migrations install it; change it only in a new migration (docs/migrations.md).
 -- brain.pii_normalize(c): c trimmed, lower-cased, de-duplicated and sorted
 -- byte-wise; NULL becomes the empty list. An unknown name is an error that
 -- lists the twelve valid names, so a typo never silently weakens a tag set.
 CREATE OR REPLACE FUNCTION brain.pii_normalize(c text[]) RETURNS text[]
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $fn$
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
 	out text[];
 	bad text[];

@@ -9,7 +9,7 @@
 -- the same weight as the keyword arm. rrf_k is 10 for 'local' (a keyword
 -- top hit keeps its lead) and the customary 60 otherwise.
 CREATE OR REPLACE FUNCTION brain.search_setting(name text) RETURNS float8
-LANGUAGE plpgsql STABLE AS $fn$
+LANGUAGE plpgsql STABLE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
 	v text;
 	d float8;

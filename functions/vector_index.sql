@@ -7,11 +7,11 @@
 -- of the index (migration 001 calls it). Searches keep working while it is
 -- suspended, by sequential scan. Both are idempotent.
 CREATE OR REPLACE FUNCTION brain.vector_index_suspend() RETURNS void
-LANGUAGE sql AS $fn$
+LANGUAGE sql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 	DROP INDEX IF EXISTS brain.chunks_embedding_hnsw;
 $fn$;
 
 CREATE OR REPLACE FUNCTION brain.vector_index_resume() RETURNS void
-LANGUAGE sql AS $fn$
+LANGUAGE sql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 	CREATE INDEX IF NOT EXISTS chunks_embedding_hnsw ON brain.chunks USING hnsw (embedding vector_cosine_ops);
 $fn$;

@@ -14,7 +14,7 @@ CREATE OR REPLACE FUNCTION brain.vector_search(
 	source_ids text[] DEFAULT NULL,
 	compiled_only boolean DEFAULT false)
 RETURNS TABLE (chunk_id bigint, page_id bigint, distance float8, vector_rank int)
-LANGUAGE plpgsql VOLATILE ROWS 30 AS $fn$
+LANGUAGE plpgsql VOLATILE ROWS 30 SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
 	only_compiled boolean := coalesce(compiled_only, false);
 BEGIN

@@ -128,14 +128,27 @@ func New(t testing.TB, opts ...Options) string {
 	if err != nil {
 		t.Fatalf("testdb: preparing template: %v", err)
 	}
+	return create(t, tmpl)
+}
+
+// create clones template into a new database for t, dropped at cleanup
+// unless t failed.
+func create(t testing.TB, template string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	admin, err := adminURL(ctx)
+	if err != nil {
+		t.Fatalf("testdb: no PostgreSQL server for tests (run 'make setup', or set TEST_DATABASE_URL): %v", err)
+	}
 	name := "pgbrain_test_" + randomSuffix()
 	conn, err := pgx.Connect(ctx, admin)
 	if err != nil {
 		t.Fatalf("testdb: connecting to %s: %v", redact(admin), err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, tmpl)); err != nil {
-		t.Fatalf("testdb: cloning %s: %v", tmpl, err)
+	if _, err := conn.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, template)); err != nil {
+		t.Fatalf("testdb: cloning %s: %v", template, err)
 	}
 	dbURL, err := withDatabase(admin, name)
 	if err != nil {

@@ -6,7 +6,7 @@
 -- can switch it off (ALTER TABLE ... DISABLE TRIGGER), and what they then
 -- change is caught by brain.audit_verify.
 CREATE OR REPLACE FUNCTION brain.audit_log_refuse_change() RETURNS trigger
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 BEGIN
 	RAISE EXCEPTION 'brain.audit_log is append-only: % is refused', TG_OP
 		USING ERRCODE = 'insufficient_privilege',

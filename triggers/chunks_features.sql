@@ -12,7 +12,7 @@
 -- does); then, as with any other embedder, a stale embedding is left NULL
 -- until `pgbrain embed --stale`.
 CREATE OR REPLACE FUNCTION brain.chunks_features() RETURNS trigger
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
 	f record;
 	retext boolean := TG_OP = 'INSERT' OR NEW.tsv IS DISTINCT FROM OLD.tsv;

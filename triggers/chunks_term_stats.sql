@@ -9,7 +9,7 @@
 -- concurrent writers lock rows in the same order and cannot deadlock on each
 -- other; corpus_stats is touched last.
 CREATE OR REPLACE FUNCTION brain.chunks_stats_insert() RETURNS trigger
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 BEGIN
 	INSERT INTO brain.term_stats AS t (lexeme, doc_freq)
 	SELECT u.lexeme COLLATE "C", count(*) FROM new_rows n, unnest(tsvector_to_array(n.tsv)) AS u (lexeme)
@@ -24,7 +24,7 @@ END
 $fn$;
 
 CREATE OR REPLACE FUNCTION brain.chunks_stats_delete() RETURNS trigger
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
 	gone text[];
 BEGIN
@@ -48,7 +48,7 @@ END
 $fn$;
 
 CREATE OR REPLACE FUNCTION brain.chunks_stats_update() RETURNS trigger
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
 	gone text[];
 BEGIN
@@ -80,7 +80,7 @@ END
 $fn$;
 
 CREATE OR REPLACE FUNCTION brain.chunks_stats_truncate() RETURNS trigger
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 BEGIN
 	DELETE FROM brain.term_stats;
 	UPDATE brain.corpus_stats SET n_docs = 0, total_len = 0;

@@ -2,7 +2,7 @@
 -- page title and text, on insert and whenever the text or source changes, so
 -- no writer (Go, psql, another tool) can store a stale or forged tsvector.
 CREATE OR REPLACE FUNCTION brain.chunks_set_tsv() RETURNS trigger
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 BEGIN
 	NEW.tsv := brain.chunk_tsv(
 		(SELECT title FROM brain.pages WHERE id = NEW.page_id), NEW.text, NEW.chunk_source);

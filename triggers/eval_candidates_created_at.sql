@@ -6,7 +6,7 @@
 -- that no still-running transaction can commit a row before. (A DBA can
 -- still UPDATE created_at, e.g. to backfill; an UPDATE is not a new capture.)
 CREATE OR REPLACE FUNCTION brain.eval_candidates_set_created_at() RETURNS trigger
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 BEGIN
 	PERFORM pg_current_xact_id();
 	NEW.created_at := clock_timestamp();

@@ -2,7 +2,7 @@
 -- title change recomputes the tsvectors of that page's chunks and marks their
 -- embeddings stale (recomputed at once by the local embedder's trigger).
 CREATE OR REPLACE FUNCTION brain.pages_refresh_chunk_tsv() RETURNS trigger
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 BEGIN
 	UPDATE brain.chunks SET tsv = ''::tsvector, embedding = NULL WHERE page_id = NEW.id;
 	RETURN NULL;

@@ -71,6 +71,17 @@ func (b *Brain) check(ctx context.Context) error {
 	case v > latest:
 		return fmt.Errorf("the brain schema is at version %d, newer than this pgbrain (%d): upgrade pgbrain", v, latest)
 	}
+	have, err := migrate.RecordedChecksum(ctx, conn.Conn())
+	if err != nil {
+		return err
+	}
+	want, err := migrate.FunctionsChecksum()
+	if err != nil {
+		return err
+	}
+	if have != want {
+		return migrate.ErrFunctionsStale
+	}
 	s, _, err := migrate.ReadSettings(ctx, conn.Conn())
 	if err != nil {
 		return err

@@ -1,7 +1,10 @@
 // Package migrate installs and upgrades the brain schema in a PostgreSQL
-// database through tern's Go API. The numbered migrations in sql/ pull in the
-// function and trigger files as templates, so the stock tern CLI applies the
-// very same SQL (see tern.conf).
+// database through tern's Go API, in two tiers: the numbered migrations in
+// sql/ (frozen once released: tables, constraints, triggers, and the
+// functions stored data depends on), then the repeatable tier of
+// functions/install.sql (search, export, verification, PII lookups), applied
+// whenever its source differs from the copy recorded in the database. The
+// stock tern CLI applies the very same SQL (see tern.conf).
 package migrate
 
 import (
@@ -122,10 +125,15 @@ func Up(ctx context.Context, conn *pgx.Conn, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("preparing migrator: %w", err)
 	}
+	vectorSchema, err := checkVector(ctx, conn)
+	if err != nil {
+		return err
+	}
 	m.Data = map[string]any{
-		"dim":         strconv.Itoa(settings.Dim),
-		"embedder":    settings.Embedder,
-		"embed_model": settings.EmbedModel,
+		"dim":           strconv.Itoa(settings.Dim),
+		"embedder":      settings.Embedder,
+		"embed_model":   settings.EmbedModel,
+		"vector_schema": vectorSchema,
 	}
 	if opts.OnStart != nil {
 		m.OnStart = func(seq int32, name, _, _ string) { opts.OnStart(seq, name) }
@@ -148,16 +156,19 @@ func Up(ctx context.Context, conn *pgx.Conn, opts Options) error {
 	if opts.Target > 0 && opts.Target < target {
 		target = opts.Target
 	}
-	if current >= target {
+	if current < target {
+		if err := m.MigrateTo(ctx, target); err != nil {
+			if errors.Is(err, ErrNoVector) || isMissingVector(err) {
+				return fmt.Errorf("%w (%v)", ErrNoVector, err)
+			}
+			return fmt.Errorf("applying migrations: %w", err)
+		}
+	}
+	// The repeatable tier is written for the newest schema only.
+	if target < int32(len(m.Migrations)) {
 		return nil
 	}
-	if err := m.MigrateTo(ctx, target); err != nil {
-		if errors.Is(err, ErrNoVector) || isMissingVector(err) {
-			return fmt.Errorf("%w (%v)", ErrNoVector, err)
-		}
-		return fmt.Errorf("applying migrations: %w", err)
-	}
-	return nil
+	return applyFunctions(ctx, conn, m.Data)
 }
 
 // ErrNoVector reports that the server lacks the pgvector extension.

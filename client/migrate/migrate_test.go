@@ -68,39 +68,23 @@ func TestMigrateIsIdempotentAndRecordsSettings(t *testing.T) {
 	}
 }
 
-// A brain at schema version 5, holding chunks, upgrades in place: doc_len
+// A brain at schema version 5 (as released), holding chunks, upgrades in place: doc_len
 // keeps its values but is now kept by a trigger, and only a vector that the
 // embedder would now compute differently is rewritten.
 func TestUpgradeFromVersion5(t *testing.T) {
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, testdbEmpty(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if err := migrate.Up(ctx, conn, migrate.Options{Target: 5}); err != nil {
-		t.Fatal(err)
-	}
-	if v, err := migrate.Version(ctx, conn); err != nil || v != 5 {
-		t.Fatalf("staged version = %d, %v; want 5", v, err)
-	}
-	// Version 5 shipped brain.hybrid_search without the snippets parameter.
-	if _, err := conn.Exec(ctx, `CREATE FUNCTION brain.hybrid_search(q text, qvec vector, lim int, detail text,
-		source_ids text[], per_page int, keyword_weight float8, vector_weight float8, rrf_k float8, type_share float8)
-		RETURNS TABLE (slug text) LANGUAGE sql AS 'SELECT NULL::text'`); err != nil {
-		t.Fatal(err)
-	}
+	conn := restoreReleased(t, 5)
 	pageID := insertPage(t, conn, "p", "Upgrade notes")
 	if _, err := conn.Exec(ctx, `INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text)
 		SELECT $1, i, 'compiled_truth', repeat('lanterns glow over quiet harbours ', i + 1) FROM generate_series(0, 2) i`, pageID); err != nil {
 		t.Fatal(err)
 	}
 	// Chunk 1 holds a vector today's embedder would not give it.
-	if _, err := conn.Exec(ctx, `UPDATE brain.chunks SET embedding = brain.embed_local('something else') WHERE chunk_index = 1`); err != nil {
+	if _, err := conn.Exec(ctx, `UPDATE brain.chunks SET embedding = brain.embed_local('something else') WHERE page_id = $1 AND chunk_index = 1`, pageID); err != nil {
 		t.Fatal(err)
 	}
 	var before string
-	if err := conn.QueryRow(ctx, `SELECT string_agg(chunk_index || ':' || doc_len || ':' || xmin, ' ' ORDER BY chunk_index) FROM brain.chunks`).Scan(&before); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT string_agg(chunk_index || ':' || doc_len || ':' || xmin, ' ' ORDER BY chunk_index) FROM brain.chunks WHERE page_id = $1`, pageID).Scan(&before); err != nil {
 		t.Fatal(err)
 	}
 	if err := migrate.Up(ctx, conn, migrate.Options{}); err != nil {
@@ -111,12 +95,12 @@ func TestUpgradeFromVersion5(t *testing.T) {
 	var generated, oldTrigger, newTrigger bool
 	var searchFuncs int
 	if err := conn.QueryRow(ctx, `SELECT
-		(SELECT string_agg(chunk_index || ':' || doc_len || ':' || xmin, ' ' ORDER BY chunk_index) FROM brain.chunks),
-		(SELECT count(*) FROM brain.chunks WHERE embedding = brain.embed_tsvector(tsv) AND doc_len = brain.tsv_length(tsv)),
+		(SELECT string_agg(chunk_index || ':' || doc_len || ':' || xmin, ' ' ORDER BY chunk_index) FROM brain.chunks WHERE page_id = $1),
+		(SELECT count(*) FROM brain.chunks WHERE page_id = $1 AND embedding = brain.embed_tsvector(tsv) AND doc_len = brain.tsv_length(tsv)),
 		(SELECT attgenerated <> '' FROM pg_attribute WHERE attrelid = 'brain.chunks'::regclass AND attname = 'doc_len'),
 		EXISTS (SELECT FROM pg_trigger WHERE tgrelid = 'brain.chunks'::regclass AND tgname = 'chunks_20_embed_local'),
 		EXISTS (SELECT FROM pg_trigger WHERE tgrelid = 'brain.chunks'::regclass AND tgname = 'chunks_20_features'),
-		(SELECT count(*) FROM pg_proc WHERE pronamespace = 'brain'::regnamespace AND proname = 'hybrid_search')`).
+		(SELECT count(*) FROM pg_proc WHERE pronamespace = 'brain'::regnamespace AND proname = 'hybrid_search')`, pageID).
 		Scan(&after, &agree, &generated, &oldTrigger, &newTrigger, &searchFuncs); err != nil {
 		t.Fatal(err)
 	}
@@ -437,6 +421,34 @@ func TestTsvAndEmbeddingMaintainedInSQL(t *testing.T) {
 	if !stale {
 		t.Fatal("a deferred text change kept the old embedding")
 	}
+}
+
+// restoreReleased returns a connection to a database restored from the
+// released dump of schema version v.
+func restoreReleased(t *testing.T, v int32) *pgx.Conn {
+	t.Helper()
+	ctx := context.Background()
+	released, err := testdb.ReleasedSchemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range released {
+		if r.Version != v {
+			continue
+		}
+		url := testdb.EmptyDatabase(t)
+		if err := testdb.Restore(ctx, url, r.SQL); err != nil {
+			t.Fatal(err)
+		}
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close(ctx) })
+		return conn
+	}
+	t.Fatalf("no released dump of schema version %d", v)
+	return nil
 }
 
 // testdbEmpty returns a fresh database with the brain schema removed, as a

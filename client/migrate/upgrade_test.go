@@ -1,0 +1,341 @@
+package migrate_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"strings"
+	"testing"
+	"text/template"
+
+	"github.com/jackc/pgx/v5"
+
+	pgbrain "github.com/pgbrain/pgbrain"
+	"github.com/pgbrain/pgbrain/client/migrate"
+	"github.com/pgbrain/pgbrain/testdb"
+)
+
+// schemaDump is pg_dump --schema-only of the database at url, after one
+// round trip through a scratch database: a restored dump can deparse an
+// expression differently from the SQL that first created it (a CHECK's
+// nested ANDs come back flattened), so both sides of a comparison take the
+// same trip.
+func schemaDump(t *testing.T, url string) string {
+	t.Helper()
+	scratch := testdb.EmptyDatabase(t)
+	if err := testdb.Restore(context.Background(), scratch, rawDump(t, url)); err != nil {
+		t.Fatal(err)
+	}
+	return rawDump(t, scratch)
+}
+
+// rawDump is pg_dump --schema-only of the database at url, as it comes.
+func rawDump(t *testing.T, url string) string {
+	t.Helper()
+	out, err := testdb.PgDump(context.Background(), url, "--schema-only", "--no-owner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// freshInstall is the schema a new brain gets today.
+func freshInstall(t *testing.T) (url, dump string) {
+	t.Helper()
+	url = testdb.EmptyDatabase(t)
+	if err := migrate.Migrate(context.Background(), url); err != nil {
+		t.Fatalf("fresh install: %v", err)
+	}
+	return url, schemaDump(t, url)
+}
+
+// firstDifference shows where two dumps part, with a few lines of context.
+func firstDifference(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	i := 0
+	for i < len(la) && i < len(lb) && la[i] == lb[i] {
+		i++
+	}
+	from := max(0, i-3)
+	show := func(l []string) string {
+		return strings.Join(l[from:min(len(l), i+8)], "\n")
+	}
+	return fmt.Sprintf("first difference at line %d:\n--- want (fresh install)\n%s\n--- got\n%s", i+1, show(la), show(lb))
+}
+
+// Every released schema version, restored from the dump taken when it was
+// released (with rows in its tables), upgrades to exactly the schema of a
+// fresh install, and its rows come through intact and searchable.
+func TestUpgradeFromEveryReleasedSchema(t *testing.T) {
+	ctx := context.Background()
+	released, err := testdb.ReleasedSchemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(released) == 0 {
+		t.Fatal("testdb/schema holds no released schema")
+	}
+	_, want := freshInstall(t)
+	for _, r := range released {
+		t.Run(r.Name, func(t *testing.T) {
+			url := testdb.EmptyDatabase(t)
+			if err := testdb.Restore(ctx, url, r.SQL); err != nil {
+				t.Fatal(err)
+			}
+			conn, err := pgx.Connect(ctx, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			if v, err := migrate.Version(ctx, conn); err != nil || v != r.Version {
+				t.Fatalf("restored %s reports version %d (%v), want %d", r.Name, v, err, r.Version)
+			}
+			if err := migrate.Up(ctx, conn, migrate.Options{}); err != nil {
+				t.Fatalf("upgrading from %d: %v", r.Version, err)
+			}
+			if got := schemaDump(t, url); got != want {
+				t.Fatalf("upgrading from version %d does not give the fresh-install schema; %s", r.Version, firstDifference(want, got))
+			}
+			checkUpgradedRows(t, conn, r.Version)
+		})
+	}
+}
+
+func checkUpgradedRows(t *testing.T, conn *pgx.Conn, from int32) {
+	t.Helper()
+	ctx := context.Background()
+	var pages, stale, staleLen int
+	var top string
+	if err := conn.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM brain.pages),
+		(SELECT count(*) FROM brain.chunks c JOIN brain.pages p ON p.id = c.page_id
+		  WHERE c.tsv IS DISTINCT FROM brain.chunk_tsv(p.title, c.text, c.chunk_source)
+		     OR c.embedding IS DISTINCT FROM brain.embed_tsvector(c.tsv)),
+		(SELECT count(*) FROM brain.chunks WHERE doc_len IS DISTINCT FROM brain.tsv_length(tsv)),
+		(SELECT slug FROM brain.query('harbour lanterns', 5) LIMIT 1)`).Scan(&pages, &stale, &staleLen, &top); err != nil {
+		t.Fatal(err)
+	}
+	if pages != 3 || stale != 0 || staleLen != 0 || top != "people/alice-smith" {
+		t.Errorf("after upgrading from %d: %d pages (want 3), %d chunks whose tsvector or vector is not today's, %d with a stale doc_len, top hit %q (want people/alice-smith)",
+			from, pages, stale, staleLen, top)
+	}
+	var terms, rebuilt string
+	if err := conn.QueryRow(ctx, `SELECT string_agg(lexeme || ':' || doc_freq, ' ' ORDER BY lexeme) FROM brain.term_stats`).Scan(&terms); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `SELECT brain.term_stats_rebuild()`); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.QueryRow(ctx, `SELECT string_agg(lexeme || ':' || doc_freq, ' ' ORDER BY lexeme) FROM brain.term_stats`).Scan(&rebuilt); err != nil {
+		t.Fatal(err)
+	}
+	if terms != rebuilt {
+		t.Errorf("after upgrading from %d the BM25 statistics differ from a rebuild:\n%s\n%s", from, terms, rebuilt)
+	}
+	if from >= 4 {
+		var problems int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM brain.audit_verify(true)`).Scan(&problems); err != nil {
+			t.Fatal(err)
+		}
+		if problems != 0 {
+			t.Errorf("after upgrading from %d the audit chain has %d problems", from, problems)
+		}
+	}
+}
+
+// A released migration never changes: its bytes are those recorded when it
+// was released, every migration is released with a dump of its schema, and
+// released migrations include no other file (which could change under them).
+func TestReleasedMigrationsAreFrozen(t *testing.T) {
+	sums, err := testdb.ReleasedChecksums()
+	if err != nil {
+		t.Fatal(err)
+	}
+	released, err := testdb.ReleasedSchemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dumps := map[int32]bool{}
+	for _, r := range released {
+		dumps[r.Version] = true
+	}
+	files, err := fs.Glob(pgbrain.SQLFiles, "sql/*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	include := regexp.MustCompile(`\{\{-?\s*template\b`)
+	for i, f := range files {
+		data, err := fs.ReadFile(pgbrain.SQLFiles, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(data)
+		switch want, ok := sums[f]; {
+		case !ok:
+			t.Errorf("%s is not released: record it with `go run ./testdb/cmd/schemadump -release` (which also dumps its schema for the upgrade test)", f)
+		case want != hex.EncodeToString(sum[:]):
+			t.Errorf("%s was changed after its release: restore it (git log -p %s) and make the change in a new migration", f, f)
+		}
+		if !dumps[int32(i+1)] {
+			t.Errorf("no dump of schema version %d in testdb/schema: run `go run ./testdb/cmd/schemadump -release`", i+1)
+		}
+		if include.Match(data) {
+			t.Errorf("%s includes another file through a template; a migration must hold all of its SQL", f)
+		}
+	}
+	if len(sums) != len(files) {
+		t.Errorf("testdb/schema/released.sha256 lists %d migrations, sql/ holds %d", len(sums), len(files))
+	}
+}
+
+// The files in triggers/ and the stored-data functions in functions/ (those
+// functions/install.sql does not list) say what the migrations installed:
+// applying them again to a fresh install changes nothing. A change to one of
+// them without a migration that makes it fails here.
+func TestVersionedFilesMatchTheMigrations(t *testing.T) {
+	url := testdb.EmptyDatabase(t)
+	ctx := context.Background()
+	if err := migrate.Migrate(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+	want := rawDump(t, url)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	install, err := fs.ReadFile(pgbrain.SQLFiles, "functions/install.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := map[string]any{"dim": "256", "embedder": "local", "embed_model": "hash-tsv-v1", "vector_schema": `"public"`}
+	files, err := fs.Glob(pgbrain.SQLFiles, "triggers/*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fns, err := fs.Glob(pgbrain.SQLFiles, "functions/*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fns {
+		if name := path.Base(f); name != "install.sql" && !bytes.Contains(install, []byte(`"`+name+`"`)) {
+			files = append(files, f)
+		}
+	}
+	for _, f := range files {
+		src, err := fs.ReadFile(pgbrain.SQLFiles, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tmpl, err := template.New(f).Parse(string(src))
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		var sql bytes.Buffer
+		if err := tmpl.Execute(&sql, data); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if _, err := conn.Exec(ctx, sql.String()); err != nil {
+			t.Fatalf("applying %s to a fresh install: %v", f, err)
+		}
+		if got := rawDump(t, url); got != want {
+			t.Fatalf("%s is not what the migrations install: write a migration that installs it (and changes what it stores); %s", f, firstDifference(want, got))
+		}
+	}
+}
+
+// The repeatable tier is applied when its copy changes and only then.
+func TestRepeatableTierFollowsItsChecksum(t *testing.T) {
+	ctx := context.Background()
+	url, _ := freshInstall(t)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	want, err := migrate.FunctionsChecksum()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if have, err := migrate.RecordedChecksum(ctx, conn); err != nil || have != want {
+		t.Fatalf("recorded checksum %q (%v), want %q", have, err, want)
+	}
+	// A database whose copy is older (here: a function body replaced and
+	// the checksum changed) gets today's functions back.
+	if _, err := conn.Exec(ctx, `CREATE OR REPLACE FUNCTION brain.detect_detail(q text) RETURNS text
+		LANGUAGE sql IMMUTABLE AS 'SELECT ''high''';
+		UPDATE brain.config SET value = 'old' WHERE key = 'functions_checksum'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate.Up(ctx, conn, migrate.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var detail *string
+	if err := conn.QueryRow(ctx, `SELECT brain.detect_detail('who is alice')`).Scan(&detail); err != nil {
+		t.Fatal(err)
+	}
+	if detail != nil && *detail == "high" {
+		t.Fatal("migrate kept a stale repeatable function")
+	}
+	if have, _ := migrate.RecordedChecksum(ctx, conn); have != want {
+		t.Fatalf("checksum after re-apply %q, want %q", have, want)
+	}
+	// With the checksum current, migrate leaves the functions alone.
+	if _, err := conn.Exec(ctx, `CREATE OR REPLACE FUNCTION brain.detect_detail(q text) RETURNS text
+		LANGUAGE sql IMMUTABLE AS 'SELECT ''high'''`); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate.Up(ctx, conn, migrate.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.QueryRow(ctx, `SELECT brain.detect_detail('who is alice')`).Scan(&detail); err != nil {
+		t.Fatal(err)
+	}
+	if detail == nil || *detail != "high" {
+		t.Fatal("migrate re-applied the functions although their checksum was current")
+	}
+}
+
+// Every function of the brain schema resolves names through a search_path
+// of its own, whatever the caller's.
+func TestEveryFunctionPinsSearchPath(t *testing.T) {
+	ctx := context.Background()
+	url, _ := freshInstall(t)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT p.oid::regprocedure::text FROM pg_proc p
+		WHERE p.pronamespace = 'brain'::regnamespace
+		  AND NOT EXISTS (SELECT FROM unnest(p.proconfig) c WHERE c LIKE 'search\_path=%')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unpinned, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(unpinned) > 0 {
+		t.Fatalf("functions without a pinned search_path: %v", unpinned)
+	}
+	// A caller's own objects cannot stand in for the brain's.
+	if _, err := conn.Exec(ctx, `CREATE SCHEMA evil;
+		CREATE TABLE evil.config (key text, value text);
+		INSERT INTO evil.config VALUES ('embedder', 'openai');
+		SET search_path = evil, public`); err != nil {
+		t.Fatal(err)
+	}
+	var embedder string
+	if err := conn.QueryRow(ctx, `SELECT brain.embedder()`).Scan(&embedder); err != nil {
+		t.Fatal(err)
+	}
+	if embedder != "local" {
+		t.Fatalf("brain.embedder() read the caller's table: %q", embedder)
+	}
+}
