@@ -11,7 +11,8 @@
 -- server's binary ones) keep it independent of TimeZone, DateStyle and
 -- PostgreSQL versions, so an auditor can recompute it (docs/audit.md).
 CREATE OR REPLACE FUNCTION brain.audit_canonical_row(r brain.audit_log) RETURNS bytea
-LANGUAGE sql STABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
 	SELECT brain.audit_field('pgbrain.audit.row.v1')
 		|| brain.audit_field(r.id::text)
 		|| brain.audit_field(to_char(r.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))
@@ -23,5 +24,5 @@ LANGUAGE sql STABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, p
 		|| brain.audit_field(array_to_string(r.pii_categories, ','))
 		|| brain.audit_field(r.cost_class)
 		|| brain.audit_field(r.fingerprint)
-		|| brain.audit_field(r.fingerprint_version::text)
-$fn$;
+		|| brain.audit_field(r.fingerprint_version::text);
+END;

@@ -6,9 +6,10 @@
 -- fields unambiguous ("ab","c" and "a","bc" hash differently). See
 -- docs/audit.md.
 CREATE OR REPLACE FUNCTION brain.audit_field(v text) RETURNS bytea
-LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
 	SELECT CASE
 		WHEN v IS NULL THEN '\xffffffff'::bytea
 		ELSE int4send(octet_length(convert_to(v, 'UTF8'))) || convert_to(v, 'UTF8')
-	END
-$fn$;
+	END;
+END;

@@ -11,12 +11,13 @@
 CREATE OR REPLACE FUNCTION brain.audit_fingerprint(
 	tool text, status text, refusal_reason text, pii_categories text[], cost_class text)
 RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
 	SELECT encode(sha256(
 		brain.audit_field('pgbrain.audit.fingerprint.v1')
 		|| brain.audit_field(tool)
 		|| brain.audit_field(status)
 		|| brain.audit_field(refusal_reason)
 		|| brain.audit_field(array_to_string(brain.pii_normalize(pii_categories), ','))
-		|| brain.audit_field(cost_class)), 'hex')
-$fn$;
+		|| brain.audit_field(cost_class)), 'hex');
+END;

@@ -15,7 +15,8 @@
 CREATE OR REPLACE FUNCTION brain.audit_verify(
 	full boolean DEFAULT false, since_id bigint DEFAULT NULL, window_rows bigint DEFAULT 10000)
 RETURNS TABLE (id bigint, problem text, detail text)
-LANGUAGE sql STABLE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+LANGUAGE sql STABLE
+BEGIN ATOMIC
 	WITH lo AS (
 		SELECT CASE
 			WHEN $1 THEN NULL
@@ -56,5 +57,5 @@ LANGUAGE sql STABLE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 		        (c.rec).fingerprint))
 	) AS p (problem, detail)
 	WHERE p.problem IS NOT NULL
-	ORDER BY 1, 2
-$fn$;
+	ORDER BY 1, 2;
+END;

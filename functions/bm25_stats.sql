@@ -11,18 +11,20 @@
 -- brain.corpus_stats from brain.chunks from scratch; the statement triggers
 -- keep them equal to that result as chunks change.
 CREATE OR REPLACE FUNCTION brain.tsv_length(doc tsvector) RETURNS int
-LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
 	-- greatest() skips NULL: a lexeme without positions counts once.
 	SELECT coalesce(sum(greatest(cardinality(positions), 1)), 0)::int
-	FROM unnest(coalesce(doc, ''::tsvector))
-$fn$;
+	FROM unnest(coalesce(doc, ''::tsvector));
+END;
 
 CREATE OR REPLACE FUNCTION brain.tsquery_terms(q tsquery) RETURNS text[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
 	-- querytree() drops negated operands; lexemes print quoted with '' and \\ escaped.
 	SELECT coalesce(array_agg(DISTINCT replace(replace(m[1], '''''', ''''), '\\', '\')), '{}')
-	FROM regexp_matches(querytree(q), '''((?:[^'']|'''')*)''', 'g') AS m
-$fn$;
+	FROM regexp_matches(querytree(q), '''((?:[^'']|'''')*)''', 'g') AS m;
+END;
 
 CREATE OR REPLACE FUNCTION brain.term_stats_rebuild() RETURNS void
 LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$

@@ -7,8 +7,9 @@
 -- entries rank below the compiled truth. Uses the english configuration, the
 -- same one every search function parses queries with.
 CREATE OR REPLACE FUNCTION brain.chunk_tsv(title text, body text, chunk_source text) RETURNS tsvector
-LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
 	SELECT setweight(to_tsvector('english'::regconfig, coalesce(title, '')), 'A')
 	    || setweight(to_tsvector('english'::regconfig, coalesce(body, '')),
-	                 CASE WHEN chunk_source = 'timeline' THEN 'C' ELSE 'B' END::"char")
-$fn$;
+	                 CASE WHEN chunk_source = 'timeline' THEN 'C' ELSE 'B' END::"char");
+END;

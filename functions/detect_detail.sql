@@ -7,7 +7,8 @@
 -- since the compiled truth answers them; anything else returns NULL, which
 -- search treats as 'medium'. Empty or NULL input returns NULL.
 CREATE OR REPLACE FUNCTION brain.detect_detail(q text) RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
 	SELECT CASE
 		WHEN q IS NULL OR btrim(q) = '' THEN NULL
 		WHEN q ~* '\m(when|timeline|history|historical|since|ago|yesterday|changelog|happened|introduced|deprecated|added in|removed in|last (week|month|year)|(19|20)[0-9]{2}|january|february|march|april|june|july|august|september|october|november|december)\M'
@@ -16,5 +17,5 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}
 		  OR q ~ '^\s*[A-Za-z_][A-Za-z0-9_/]*\.[A-Z][A-Za-z0-9_]*\s*$'
 			THEN 'low'
 		ELSE NULL
-	END
-$fn$;
+	END;
+END;

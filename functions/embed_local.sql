@@ -17,7 +17,8 @@
 -- Built on hashtext(), which PostgreSQL keeps stable in practice but does not
 -- promise across major versions: after a major upgrade run `pgbrain embed --all`.
 CREATE OR REPLACE FUNCTION brain.tsv_features(doc tsvector, OUT doc_len int, OUT embedding vector({{.dim}}))
-LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
 	-- float8 arithmetic and plain concatenation: numeric ln() and format()
 	-- cost more than the rest of the function together. The sparsevec text
 	-- form needs no ordering; its input sorts the indices. A document whose
@@ -36,15 +37,17 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}
 			FROM unnest(coalesce(doc, ''::tsvector))
 		) f
 		GROUP BY b
-	) g
-$fn$;
+	) g;
+END;
 
 CREATE OR REPLACE FUNCTION brain.embed_tsvector(doc tsvector) RETURNS vector({{.dim}})
-LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
-	SELECT (brain.tsv_features(doc)).embedding
-$fn$;
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT (brain.tsv_features(doc)).embedding;
+END;
 
 CREATE OR REPLACE FUNCTION brain.embed_local(t text) RETURNS vector({{.dim}})
-LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
-	SELECT brain.embed_tsvector(to_tsvector('english'::regconfig, coalesce(t, '')))
-$fn$;
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT brain.embed_tsvector(to_tsvector('english'::regconfig, coalesce(t, '')));
+END;

@@ -8,7 +8,8 @@
 -- the local embedder's arithmetic, so stored vectors and query vectors stay in
 -- one space. A no-op unless the brain's embedder is 'local'.
 CREATE OR REPLACE FUNCTION brain.embed_stale(batch int) RETURNS bigint
-LANGUAGE sql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+LANGUAGE sql
+BEGIN ATOMIC
 	WITH todo AS (
 		SELECT id FROM brain.chunks WHERE embedding IS NULL ORDER BY id LIMIT batch
 	), done AS (
@@ -16,8 +17,8 @@ LANGUAGE sql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 		FROM todo WHERE c.id = todo.id
 		RETURNING 1
 	)
-	SELECT count(*) FROM done
-$fn$;
+	SELECT count(*) FROM done;
+END;
 
 CREATE OR REPLACE FUNCTION brain.reset_embeddings() RETURNS bigint
 LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$

@@ -4,6 +4,7 @@
 -- 'openai'), read from brain.config. Triggers and brain.query use it to decide
 -- whether vectors can be computed inside the database.
 CREATE OR REPLACE FUNCTION brain.embedder() RETURNS text
-LANGUAGE sql STABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
-	SELECT coalesce((SELECT value FROM brain.config WHERE key = 'embedder'), 'local')
-$fn$;
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT coalesce((SELECT value FROM brain.config WHERE key = 'embedder'), 'local');
+END;

@@ -8,7 +8,8 @@
 -- zeros. Rows are ordered created_at DESC, id DESC; id, tool_name and
 -- created_at are exposed beside row_json so windows filter on indexed columns.
 CREATE OR REPLACE FUNCTION brain.eval_row_json(c brain.eval_candidates) RETURNS json
-LANGUAGE sql STABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
 	SELECT (
 		'{"schema_version":1'
 		|| ',"id":' || c.id
@@ -27,8 +28,8 @@ LANGUAGE sql STABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, p
 		|| ',"job_id":' || coalesce(c.job_id::text, 'null')
 		|| ',"subagent_id":' || coalesce(c.subagent_id::text, 'null')
 		|| ',"created_at":"' || to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '"'
-		|| '}')::json
-$fn$;
+		|| '}')::json;
+END;
 
 CREATE OR REPLACE VIEW brain.eval_export AS
 	SELECT c.id, c.tool_name, c.created_at, brain.eval_row_json(c) AS row_json

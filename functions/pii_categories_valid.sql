@@ -5,11 +5,12 @@
 -- CHECK constraints: a stored category list has exactly one spelling, which
 -- is what makes fingerprints and chain hashes reproducible.
 CREATE OR REPLACE FUNCTION brain.pii_categories_valid(c text[]) RETURNS boolean
-LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
 	SELECT c IS NOT NULL
 	   AND coalesce(array_ndims(c), 1) = 1
 	   AND coalesce(array_lower(c, 1), 1) = 1
 	   AND c <@ brain.pii_taxonomy()
 	   AND array_position(c, NULL) IS NULL
-	   AND c = ARRAY(SELECT DISTINCT v COLLATE "C" FROM unnest(c) v ORDER BY 1)
-$fn$;
+	   AND c = ARRAY(SELECT DISTINCT v COLLATE "C" FROM unnest(c) v ORDER BY 1);
+END;

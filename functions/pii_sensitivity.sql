@@ -6,12 +6,13 @@
 -- biometric, demographic_protected); moderate: financial, location,
 -- behavioral; low: contact, online_identifier; none: no category.
 CREATE OR REPLACE FUNCTION brain.pii_sensitivity(c text[]) RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
 	SELECT CASE
 		WHEN c && ARRAY['credential', 'payment_card', 'government_id', 'health',
 		                'genetic', 'biometric', 'demographic_protected']::text[] THEN 'high'
 		WHEN c && ARRAY['financial', 'location', 'behavioral']::text[] THEN 'moderate'
 		WHEN cardinality(c) > 0 THEN 'low'
 		ELSE 'none'
-	END
-$fn$;
+	END;
+END;

@@ -4,8 +4,9 @@
 -- collation). CHECK constraints on brain.audit_log and brain.page_pii use it,
 -- so no other name can ever be stored; the names match client/pii.
 CREATE OR REPLACE FUNCTION brain.pii_taxonomy() RETURNS text[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
 	SELECT ARRAY['behavioral', 'biometric', 'contact', 'credential',
 	             'demographic_protected', 'financial', 'genetic', 'government_id',
-	             'health', 'location', 'online_identifier', 'payment_card']::text[]
-$fn$;
+	             'health', 'location', 'online_identifier', 'payment_card']::text[];
+END;

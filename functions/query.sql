@@ -8,9 +8,10 @@ CREATE OR REPLACE FUNCTION brain.query(q text, lim int DEFAULT 10)
 RETURNS TABLE (slug text, source_id text, page_id bigint, chunk_id bigint, chunk_index int,
 	chunk_source text, title text, type text, score float8, keyword_rank int, vector_rank int,
 	snippet text)
-LANGUAGE sql VOLATILE ROWS 10 SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+LANGUAGE sql VOLATILE ROWS 10
+BEGIN ATOMIC
 	SELECT * FROM brain.hybrid_search(
 		q,
 		CASE WHEN brain.embedder() = 'local' THEN brain.embed_local(q) END,
-		lim)
-$fn$;
+		lim);
+END;

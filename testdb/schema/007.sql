@@ -42,20 +42,42 @@ COMMENT ON EXTENSION vector IS 'vector data type and ivfflat and hnsw access met
 
 
 --
+-- Name: audit_field(text); Type: FUNCTION; Schema: brain; Owner: -
+--
+
+CREATE FUNCTION brain.audit_field(v text) RETURNS bytea
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    BEGIN ATOMIC
+ SELECT
+         CASE
+             WHEN (v IS NULL) THEN '\xffffffff'::bytea
+             ELSE (int4send(octet_length(convert_to(v, 'UTF8'::name))) || convert_to(v, 'UTF8'::name))
+         END AS "case";
+END;
+
+
+--
+-- Name: pii_taxonomy(); Type: FUNCTION; Schema: brain; Owner: -
+--
+
+CREATE FUNCTION brain.pii_taxonomy() RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    BEGIN ATOMIC
+ SELECT ARRAY['behavioral'::text, 'biometric'::text, 'contact'::text, 'credential'::text, 'demographic_protected'::text, 'financial'::text, 'genetic'::text, 'government_id'::text, 'health'::text, 'location'::text, 'online_identifier'::text, 'payment_card'::text] AS "array";
+END;
+
+
+--
 -- Name: pii_categories_valid(text[]); Type: FUNCTION; Schema: brain; Owner: -
 --
 
 CREATE FUNCTION brain.pii_categories_valid(c text[]) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'brain', 'public', 'pg_temp'
-    AS $$
-	SELECT c IS NOT NULL
-	   AND coalesce(array_ndims(c), 1) = 1
-	   AND coalesce(array_lower(c, 1), 1) = 1
-	   AND c <@ brain.pii_taxonomy()
-	   AND array_position(c, NULL) IS NULL
-	   AND c = ARRAY(SELECT DISTINCT v COLLATE "C" FROM unnest(c) v ORDER BY 1)
-$$;
+    BEGIN ATOMIC
+ SELECT ((c IS NOT NULL) AND (COALESCE(array_ndims(c), 1) = 1) AND (COALESCE(array_lower(c, 1), 1) = 1) AND (c <@ brain.pii_taxonomy()) AND (array_position(c, NULL::text) IS NULL) AND (c = ARRAY( SELECT DISTINCT (v.v COLLATE "C") AS v
+            FROM unnest(pii_categories_valid.c) v(v)
+           ORDER BY (v.v COLLATE "C"))));
+END;
 
 
 SET default_tablespace = '';
@@ -109,35 +131,35 @@ COMMENT ON TABLE brain.audit_log IS 'Append-only, hash-chained log of tool calls
 
 CREATE FUNCTION brain.audit_canonical_row(r brain.audit_log) RETURNS bytea
     LANGUAGE sql STABLE PARALLEL SAFE
-    SET search_path TO 'brain', 'public', 'pg_temp'
-    AS $$
-	SELECT brain.audit_field('pgbrain.audit.row.v1')
-		|| brain.audit_field(r.id::text)
-		|| brain.audit_field(to_char(r.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))
-		|| brain.audit_field(r.session_id)
-		|| brain.audit_field(r.caller)
-		|| brain.audit_field(r.tool_name)
-		|| brain.audit_field(r.status)
-		|| brain.audit_field(r.refusal_reason)
-		|| brain.audit_field(array_to_string(r.pii_categories, ','))
-		|| brain.audit_field(r.cost_class)
-		|| brain.audit_field(r.fingerprint)
-		|| brain.audit_field(r.fingerprint_version::text)
-$$;
+    BEGIN ATOMIC
+ SELECT (((((((((((brain.audit_field('pgbrain.audit.row.v1'::text) || brain.audit_field(((r).id)::text)) || brain.audit_field(to_char(((r).occurred_at AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'::text))) || brain.audit_field((r).session_id)) || brain.audit_field((r).caller)) || brain.audit_field((r).tool_name)) || brain.audit_field((r).status)) || brain.audit_field((r).refusal_reason)) || brain.audit_field(array_to_string((r).pii_categories, ','::text))) || brain.audit_field((r).cost_class)) || brain.audit_field((r).fingerprint)) || brain.audit_field(((r).fingerprint_version)::text));
+END;
 
 
 --
--- Name: audit_field(text); Type: FUNCTION; Schema: brain; Owner: -
+-- Name: pii_normalize(text[]); Type: FUNCTION; Schema: brain; Owner: -
 --
 
-CREATE FUNCTION brain.audit_field(v text) RETURNS bytea
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+CREATE FUNCTION brain.pii_normalize(c text[]) RETURNS text[]
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'brain', 'public', 'pg_temp'
     AS $$
-	SELECT CASE
-		WHEN v IS NULL THEN '\xffffffff'::bytea
-		ELSE int4send(octet_length(convert_to(v, 'UTF8'))) || convert_to(v, 'UTF8')
-	END
+DECLARE
+	out text[];
+	bad text[];
+BEGIN
+	SELECT coalesce(array_agg(DISTINCT lower(btrim(v)) COLLATE "C" ORDER BY lower(btrim(v)) COLLATE "C"), '{}')
+	INTO out
+	FROM unnest(coalesce(c, '{}')) v
+	WHERE v IS NOT NULL AND btrim(v) <> '';
+	bad := ARRAY(SELECT v FROM unnest(out) v WHERE NOT v = ANY (brain.pii_taxonomy()));
+	IF cardinality(bad) > 0 THEN
+		RAISE EXCEPTION 'unknown PII categor% %', CASE WHEN cardinality(bad) = 1 THEN 'y' ELSE 'ies' END, array_to_string(bad, ', ')
+			USING ERRCODE = 'invalid_parameter_value',
+			      HINT = 'use names from: ' || array_to_string(brain.pii_taxonomy(), ', ');
+	END IF;
+	RETURN out;
+END
 $$;
 
 
@@ -147,16 +169,9 @@ $$;
 
 CREATE FUNCTION brain.audit_fingerprint(tool text, status text, refusal_reason text, pii_categories text[], cost_class text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'brain', 'public', 'pg_temp'
-    AS $$
-	SELECT encode(sha256(
-		brain.audit_field('pgbrain.audit.fingerprint.v1')
-		|| brain.audit_field(tool)
-		|| brain.audit_field(status)
-		|| brain.audit_field(refusal_reason)
-		|| brain.audit_field(array_to_string(brain.pii_normalize(pii_categories), ','))
-		|| brain.audit_field(cost_class)), 'hex')
-$$;
+    BEGIN ATOMIC
+ SELECT encode(sha256((((((brain.audit_field('pgbrain.audit.fingerprint.v1'::text) || brain.audit_field(tool)) || brain.audit_field(status)) || brain.audit_field(refusal_reason)) || brain.audit_field(array_to_string(brain.pii_normalize(pii_categories), ','::text))) || brain.audit_field(cost_class))), 'hex'::text) AS encode;
+END;
 
 
 --
@@ -209,50 +224,68 @@ $$;
 
 CREATE FUNCTION brain.audit_verify("full" boolean DEFAULT false, since_id bigint DEFAULT NULL::bigint, window_rows bigint DEFAULT 10000) RETURNS TABLE(id bigint, problem text, detail text)
     LANGUAGE sql STABLE
-    SET search_path TO 'brain', 'public', 'pg_temp'
-    AS $_$
-	WITH lo AS (
-		SELECT CASE
-			WHEN $1 THEN NULL
-			WHEN $2 IS NOT NULL THEN $2
-			ELSE (SELECT max(a.id) FROM brain.audit_log a) - greatest($3, 1) + 1
-		END AS first_id
-	), start AS (
-		SELECT coalesce((SELECT max(a.id) FROM brain.audit_log a WHERE a.id < lo.first_id), lo.first_id) AS from_id
-		FROM lo
-	), linked AS (
-		SELECT a AS rec, lag(a.id) OVER w AS prev_id, lag(a.chain_hash) OVER w AS prev_chain
-		FROM brain.audit_log a, start
-		WHERE start.from_id IS NULL OR a.id >= start.from_id
-		WINDOW w AS (ORDER BY a.id)
-	), checked AS (
-		SELECT l.* FROM linked l, lo
-		WHERE lo.first_id IS NULL OR (l.rec).id >= lo.first_id
-	)
-	SELECT (c.rec).id, p.problem, p.detail
-	FROM checked c
-	CROSS JOIN LATERAL (VALUES
-		(CASE WHEN (c.rec).id IS DISTINCT FROM coalesce(c.prev_id, 0) + 1 THEN 'missing_rows' END,
-		 format('rows %s..%s are missing before row %s', coalesce(c.prev_id, 0) + 1, (c.rec).id - 1, (c.rec).id)),
-		(CASE WHEN (c.rec).prev_hash IS DISTINCT FROM coalesce(c.prev_chain, decode(repeat('00', 32), 'hex')) THEN 'broken_link' END,
-		 format('prev_hash %s does not match %s', encode((c.rec).prev_hash, 'hex'),
-		        CASE WHEN c.prev_id IS NULL THEN 'the genesis hash (32 zero bytes)'
-		             ELSE format('the chain_hash of row %s (%s)', c.prev_id, encode(c.prev_chain, 'hex')) END)),
-		(CASE WHEN (c.rec).chain_hash IS DISTINCT FROM sha256((c.rec).prev_hash || brain.audit_canonical_row(c.rec)) THEN 'hash_mismatch' END,
-		 format('stored chain_hash %s, recomputed %s', encode((c.rec).chain_hash, 'hex'),
-		        encode(sha256((c.rec).prev_hash || brain.audit_canonical_row(c.rec)), 'hex'))),
-		(CASE WHEN NOT brain.pii_categories_valid((c.rec).pii_categories) THEN 'invalid_categories' END,
-		 format('pii_categories %s is not a sorted, duplicate-free list of taxonomy names', (c.rec).pii_categories)),
-		(CASE WHEN brain.pii_categories_valid((c.rec).pii_categories)
-		       AND (c.rec).fingerprint IS DISTINCT FROM brain.audit_fingerprint((c.rec).tool_name, (c.rec).status,
-		           (c.rec).refusal_reason, (c.rec).pii_categories, (c.rec).cost_class)
-		      THEN 'fingerprint_mismatch' END,
-		 format('stored fingerprint %s does not match the row''s tool, status, refusal reason, categories and cost class',
-		        (c.rec).fingerprint))
-	) AS p (problem, detail)
-	WHERE p.problem IS NOT NULL
-	ORDER BY 1, 2
-$_$;
+    BEGIN ATOMIC
+ WITH lo AS (
+          SELECT
+                 CASE
+                     WHEN audit_verify."full" THEN NULL::bigint
+                     WHEN (audit_verify.since_id IS NOT NULL) THEN audit_verify.since_id
+                     ELSE ((( SELECT max(a.id) AS max
+                        FROM brain.audit_log a) - GREATEST(audit_verify.window_rows, (1)::bigint)) + 1)
+                 END AS first_id
+         ), start AS (
+          SELECT COALESCE(( SELECT max(a.id) AS max
+                    FROM brain.audit_log a
+                   WHERE (a.id < lo.first_id)), lo.first_id) AS from_id
+            FROM lo
+         ), linked AS (
+          SELECT a.*::brain.audit_log AS rec,
+             lag(a.id) OVER w AS prev_id,
+             lag(a.chain_hash) OVER w AS prev_chain
+            FROM brain.audit_log a,
+             start
+           WHERE ((start.from_id IS NULL) OR (a.id >= start.from_id))
+           WINDOW w AS (ORDER BY a.id)
+         ), checked AS (
+          SELECT l.rec,
+             l.prev_id,
+             l.prev_chain
+            FROM linked l,
+             lo
+           WHERE ((lo.first_id IS NULL) OR ((l.rec).id >= lo.first_id))
+         )
+  SELECT (c.rec).id AS id,
+     p.problem,
+     p.detail
+    FROM (checked c
+      CROSS JOIN LATERAL ( VALUES (
+                 CASE
+                     WHEN ((c.rec).id IS DISTINCT FROM (COALESCE(c.prev_id, (0)::bigint) + 1)) THEN 'missing_rows'::text
+                     ELSE NULL::text
+                 END,format('rows %s..%s are missing before row %s'::text, (COALESCE(c.prev_id, (0)::bigint) + 1), ((c.rec).id - 1), (c.rec).id)), (
+                 CASE
+                     WHEN ((c.rec).prev_hash IS DISTINCT FROM COALESCE(c.prev_chain, decode(repeat('00'::text, 32), 'hex'::text))) THEN 'broken_link'::text
+                     ELSE NULL::text
+                 END,format('prev_hash %s does not match %s'::text, encode((c.rec).prev_hash, 'hex'::text),
+                 CASE
+                     WHEN (c.prev_id IS NULL) THEN 'the genesis hash (32 zero bytes)'::text
+                     ELSE format('the chain_hash of row %s (%s)'::text, c.prev_id, encode(c.prev_chain, 'hex'::text))
+                 END)), (
+                 CASE
+                     WHEN ((c.rec).chain_hash IS DISTINCT FROM sha256(((c.rec).prev_hash || brain.audit_canonical_row(c.rec)))) THEN 'hash_mismatch'::text
+                     ELSE NULL::text
+                 END,format('stored chain_hash %s, recomputed %s'::text, encode((c.rec).chain_hash, 'hex'::text), encode(sha256(((c.rec).prev_hash || brain.audit_canonical_row(c.rec))), 'hex'::text))), (
+                 CASE
+                     WHEN (NOT brain.pii_categories_valid((c.rec).pii_categories)) THEN 'invalid_categories'::text
+                     ELSE NULL::text
+                 END,format('pii_categories %s is not a sorted, duplicate-free list of taxonomy names'::text, (c.rec).pii_categories)), (
+                 CASE
+                     WHEN (brain.pii_categories_valid((c.rec).pii_categories) AND ((c.rec).fingerprint IS DISTINCT FROM brain.audit_fingerprint((c.rec).tool_name, (c.rec).status, (c.rec).refusal_reason, (c.rec).pii_categories, (c.rec).cost_class))) THEN 'fingerprint_mismatch'::text
+                     ELSE NULL::text
+                 END,format('stored fingerprint %s does not match the row''s tool, status, refusal reason, categories and cost class'::text, (c.rec).fingerprint))) p(problem, detail))
+   WHERE (p.problem IS NOT NULL)
+   ORDER BY (c.rec).id, p.problem;
+END;
 
 
 --
@@ -261,12 +294,13 @@ $_$;
 
 CREATE FUNCTION brain.chunk_tsv(title text, body text, chunk_source text) RETURNS tsvector
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'brain', 'public', 'pg_temp'
-    AS $$
-	SELECT setweight(to_tsvector('english'::regconfig, coalesce(title, '')), 'A')
-	    || setweight(to_tsvector('english'::regconfig, coalesce(body, '')),
-	                 CASE WHEN chunk_source = 'timeline' THEN 'C' ELSE 'B' END::"char")
-$$;
+    BEGIN ATOMIC
+ SELECT (setweight(to_tsvector('english'::regconfig, COALESCE(title, ''::text)), 'A'::"char") || setweight(to_tsvector('english'::regconfig, COALESCE(body, ''::text)), (
+         CASE
+             WHEN (chunk_source = 'timeline'::text) THEN 'C'::text
+             ELSE 'B'::text
+         END)::"char"));
+END;
 
 
 --
@@ -428,18 +462,54 @@ $$;
 
 CREATE FUNCTION brain.detect_detail(q text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'brain', 'public', 'pg_temp'
-    AS $_$
-	SELECT CASE
-		WHEN q IS NULL OR btrim(q) = '' THEN NULL
-		WHEN q ~* '\m(when|timeline|history|historical|since|ago|yesterday|changelog|happened|introduced|deprecated|added in|removed in|last (week|month|year)|(19|20)[0-9]{2}|january|february|march|april|june|july|august|september|october|november|december)\M'
-			THEN 'high'
-		WHEN q ~* '^\s*(who|what)\s+(is|are|was|were)\s+\S'
-		  OR q ~ '^\s*[A-Za-z_][A-Za-z0-9_/]*\.[A-Z][A-Za-z0-9_]*\s*$'
-			THEN 'low'
-		ELSE NULL
-	END
-$_$;
+    BEGIN ATOMIC
+ SELECT
+         CASE
+             WHEN ((q IS NULL) OR (btrim(q) = ''::text)) THEN NULL::text
+             WHEN (q ~* '\m(when|timeline|history|historical|since|ago|yesterday|changelog|happened|introduced|deprecated|added in|removed in|last (week|month|year)|(19|20)[0-9]{2}|january|february|march|april|june|july|august|september|october|november|december)\M'::text) THEN 'high'::text
+             WHEN ((q ~* '^\s*(who|what)\s+(is|are|was|were)\s+\S'::text) OR (q ~ '^\s*[A-Za-z_][A-Za-z0-9_/]*\.[A-Z][A-Za-z0-9_]*\s*$'::text)) THEN 'low'::text
+             ELSE NULL::text
+         END AS "case";
+END;
+
+
+--
+-- Name: tsv_features(tsvector); Type: FUNCTION; Schema: brain; Owner: -
+--
+
+CREATE FUNCTION brain.tsv_features(doc tsvector, OUT doc_len integer, OUT embedding public.vector) RETURNS record
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    BEGIN ATOMIC
+ SELECT (COALESCE(sum(g.n), (0)::numeric))::integer AS "coalesce",
+     public.l2_normalize((((('{'::text || string_agg((((g.b + 1) || ':'::text) || g.w), ','::text) FILTER (WHERE (g.w <> (0)::double precision))) || '}/256'::text))::public.sparsevec)::public.vector(256)) AS l2_normalize
+    FROM ( SELECT f.b,
+             sum(f.w) AS w,
+             sum(f.n) AS n
+            FROM ( SELECT ((hashtext(unnest.lexeme) & 2147483647) % 256) AS b,
+                     ((
+                         CASE
+                             WHEN ((hashtext(('~'::text || unnest.lexeme)) & 1) = 0) THEN (1.0)::double precision
+                             ELSE (- (1.0)::double precision)
+                         END * ((1.0)::double precision + ln((COALESCE(array_length(unnest.positions, 1), 1))::double precision))) *
+                         CASE
+                             WHEN ('A'::text = ANY (unnest.weights)) THEN (2.0)::double precision
+                             ELSE (1.0)::double precision
+                         END) AS w,
+                     GREATEST(cardinality(unnest.positions), 1) AS n
+                    FROM unnest(COALESCE(tsv_features.doc, ''::tsvector)) unnest(lexeme, positions, weights)) f
+           GROUP BY f.b) g;
+END;
+
+
+--
+-- Name: embed_tsvector(tsvector); Type: FUNCTION; Schema: brain; Owner: -
+--
+
+CREATE FUNCTION brain.embed_tsvector(doc tsvector) RETURNS public.vector
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    BEGIN ATOMIC
+ SELECT (brain.tsv_features(doc)).embedding AS embedding;
+END;
 
 
 --
@@ -448,10 +518,9 @@ $_$;
 
 CREATE FUNCTION brain.embed_local(t text) RETURNS public.vector
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'brain', 'public', 'pg_temp'
-    AS $$
-	SELECT brain.embed_tsvector(to_tsvector('english'::regconfig, coalesce(t, '')))
-$$;
+    BEGIN ATOMIC
+ SELECT brain.embed_tsvector(to_tsvector('english'::regconfig, COALESCE(t, ''::text))) AS embed_tsvector;
+END;
 
 
 --
@@ -477,34 +546,62 @@ $$;
 
 
 --
+-- Name: chunks; Type: TABLE; Schema: brain; Owner: -
+--
+
+CREATE TABLE brain.chunks (
+    id bigint NOT NULL,
+    page_id bigint NOT NULL,
+    chunk_index integer NOT NULL,
+    chunk_source text NOT NULL,
+    text text NOT NULL,
+    tsv tsvector DEFAULT ''::tsvector NOT NULL,
+    embedding public.vector(256),
+    doc_len integer NOT NULL,
+    CONSTRAINT chunks_chunk_index_check CHECK ((chunk_index >= 0)),
+    CONSTRAINT chunks_chunk_source_check CHECK ((chunk_source = ANY (ARRAY['compiled_truth'::text, 'timeline'::text]))),
+    CONSTRAINT chunks_text_nonempty CHECK (((btrim(text, ' 	
+'::text) <> ''::text) AND (octet_length(text) <= 65536)))
+);
+ALTER TABLE ONLY brain.chunks ALTER COLUMN text SET COMPRESSION lz4;
+ALTER TABLE ONLY brain.chunks ALTER COLUMN tsv SET COMPRESSION lz4;
+
+
+--
 -- Name: embed_stale(integer); Type: FUNCTION; Schema: brain; Owner: -
 --
 
 CREATE FUNCTION brain.embed_stale(batch integer) RETURNS bigint
     LANGUAGE sql
-    SET search_path TO 'brain', 'public', 'pg_temp'
-    AS $$
-	WITH todo AS (
-		SELECT id FROM brain.chunks WHERE embedding IS NULL ORDER BY id LIMIT batch
-	), done AS (
-		UPDATE brain.chunks c SET embedding = brain.embed_tsvector(c.tsv)
-		FROM todo WHERE c.id = todo.id
-		RETURNING 1
-	)
-	SELECT count(*) FROM done
-$$;
+    BEGIN ATOMIC
+ WITH todo AS (
+          SELECT chunks.id
+            FROM brain.chunks
+           WHERE (chunks.embedding IS NULL)
+           ORDER BY chunks.id
+          LIMIT embed_stale.batch
+         ), done AS (
+          UPDATE brain.chunks AS c SET embedding = brain.embed_tsvector(c.tsv)
+            FROM todo
+           WHERE (c.id = todo.id)
+           RETURNING 1 AS "?column?"
+         )
+  SELECT count(*) AS count
+    FROM done;
+END;
 
 
 --
--- Name: embed_tsvector(tsvector); Type: FUNCTION; Schema: brain; Owner: -
+-- Name: config; Type: TABLE; Schema: brain; Owner: -
 --
 
-CREATE FUNCTION brain.embed_tsvector(doc tsvector) RETURNS public.vector
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'brain', 'public', 'pg_temp'
-    AS $$
-	SELECT (brain.tsv_features(doc)).embedding
-$$;
+CREATE TABLE brain.config (
+    key text NOT NULL,
+    value text NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT config_key_check CHECK ((key ~ '^[a-z][a-z0-9_.]{0,127}$'::text)),
+    CONSTRAINT config_value_check CHECK ((octet_length(value) <= 4096))
+);
 
 
 --
@@ -513,10 +610,11 @@ $$;
 
 CREATE FUNCTION brain.embedder() RETURNS text
     LANGUAGE sql STABLE PARALLEL SAFE
-    SET search_path TO 'brain', 'public', 'pg_temp'
-    AS $$
-	SELECT coalesce((SELECT value FROM brain.config WHERE key = 'embedder'), 'local')
-$$;
+    BEGIN ATOMIC
+ SELECT COALESCE(( SELECT config.value
+            FROM brain.config
+           WHERE (config.key = 'embedder'::text)), 'local'::text) AS "coalesce";
+END;
 
 
 --
@@ -601,28 +699,9 @@ CREATE TABLE brain.eval_candidates (
 
 CREATE FUNCTION brain.eval_row_json(c brain.eval_candidates) RETURNS json
     LANGUAGE sql STABLE PARALLEL SAFE
-    SET search_path TO 'brain', 'public', 'pg_temp'
-    AS $$
-	SELECT (
-		'{"schema_version":1'
-		|| ',"id":' || c.id
-		|| ',"tool_name":' || to_json(c.tool_name)::text
-		|| ',"query":' || to_json(c.query)::text
-		|| ',"retrieved_slugs":' || to_json(c.retrieved_slugs)::text
-		|| ',"retrieved_chunk_ids":' || to_json(c.retrieved_chunk_ids)::text
-		|| ',"source_ids":' || to_json(c.source_ids)::text
-		|| ',"expand_enabled":' || coalesce(to_json(c.expand_enabled)::text, 'null')
-		|| ',"detail":' || coalesce(to_json(c.detail)::text, 'null')
-		|| ',"detail_resolved":' || coalesce(to_json(c.detail_resolved)::text, 'null')
-		|| ',"vector_enabled":' || to_json(c.vector_enabled)::text
-		|| ',"expansion_applied":' || to_json(c.expansion_applied)::text
-		|| ',"latency_ms":' || trim_scale(c.latency_ms)::text
-		|| ',"remote":' || to_json(c.remote)::text
-		|| ',"job_id":' || coalesce(c.job_id::text, 'null')
-		|| ',"subagent_id":' || coalesce(c.subagent_id::text, 'null')
-		|| ',"created_at":"' || to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '"'
-		|| '}')::json
-$$;
+    BEGIN ATOMIC
+ SELECT ((((((((((((((((((((((((((((((((((('{"schema_version":1'::text || ',"id":'::text) || (c).id) || ',"tool_name":'::text) || (to_json((c).tool_name))::text) || ',"query":'::text) || (to_json((c).query))::text) || ',"retrieved_slugs":'::text) || (to_json((c).retrieved_slugs))::text) || ',"retrieved_chunk_ids":'::text) || (to_json((c).retrieved_chunk_ids))::text) || ',"source_ids":'::text) || (to_json((c).source_ids))::text) || ',"expand_enabled":'::text) || COALESCE((to_json((c).expand_enabled))::text, 'null'::text)) || ',"detail":'::text) || COALESCE((to_json((c).detail))::text, 'null'::text)) || ',"detail_resolved":'::text) || COALESCE((to_json((c).detail_resolved))::text, 'null'::text)) || ',"vector_enabled":'::text) || (to_json((c).vector_enabled))::text) || ',"expansion_applied":'::text) || (to_json((c).expansion_applied))::text) || ',"latency_ms":'::text) || (trim_scale((c).latency_ms))::text) || ',"remote":'::text) || (to_json((c).remote))::text) || ',"job_id":'::text) || COALESCE(((c).job_id)::text, 'null'::text)) || ',"subagent_id":'::text) || COALESCE(((c).subagent_id)::text, 'null'::text)) || ',"created_at":"'::text) || to_char(((c).created_at AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'::text)) || '"'::text) || '}'::text))::json AS json;
+END;
 
 
 --
@@ -994,16 +1073,15 @@ $$;
 
 CREATE FUNCTION brain.pii_sensitivity(c text[]) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'brain', 'public', 'pg_temp'
-    AS $$
-	SELECT CASE
-		WHEN c && ARRAY['credential', 'payment_card', 'government_id', 'health',
-		                'genetic', 'biometric', 'demographic_protected']::text[] THEN 'high'
-		WHEN c && ARRAY['financial', 'location', 'behavioral']::text[] THEN 'moderate'
-		WHEN cardinality(c) > 0 THEN 'low'
-		ELSE 'none'
-	END
-$$;
+    BEGIN ATOMIC
+ SELECT
+         CASE
+             WHEN (c && ARRAY['credential'::text, 'payment_card'::text, 'government_id'::text, 'health'::text, 'genetic'::text, 'biometric'::text, 'demographic_protected'::text]) THEN 'high'::text
+             WHEN (c && ARRAY['financial'::text, 'location'::text, 'behavioral'::text]) THEN 'moderate'::text
+             WHEN (cardinality(c) > 0) THEN 'low'::text
+             ELSE 'none'::text
+         END AS "case";
+END;
 
 
 --
@@ -1084,12 +1162,12 @@ $$;
 
 CREATE FUNCTION brain.pages_pii_categories(page_ids bigint[]) RETURNS text[]
     LANGUAGE sql STABLE PARALLEL SAFE
-    SET search_path TO 'brain', 'public', 'pg_temp'
-    AS $$
-	SELECT coalesce(array_agg(DISTINCT c COLLATE "C" ORDER BY c COLLATE "C"), '{}')
-	FROM brain.page_pii p, unnest(p.categories) c
-	WHERE p.page_id = ANY (page_ids)
-$$;
+    BEGIN ATOMIC
+ SELECT COALESCE(array_agg(DISTINCT (c.c COLLATE "C") ORDER BY (c.c COLLATE "C")), '{}'::text[]) AS "coalesce"
+    FROM brain.page_pii p,
+     LATERAL unnest(p.categories) c(c)
+   WHERE (p.page_id = ANY (pages_pii_categories.page_ids));
+END;
 
 
 --
@@ -1108,59 +1186,30 @@ $$;
 
 
 --
--- Name: pii_normalize(text[]); Type: FUNCTION; Schema: brain; Owner: -
---
-
-CREATE FUNCTION brain.pii_normalize(c text[]) RETURNS text[]
-    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'brain', 'public', 'pg_temp'
-    AS $$
-DECLARE
-	out text[];
-	bad text[];
-BEGIN
-	SELECT coalesce(array_agg(DISTINCT lower(btrim(v)) COLLATE "C" ORDER BY lower(btrim(v)) COLLATE "C"), '{}')
-	INTO out
-	FROM unnest(coalesce(c, '{}')) v
-	WHERE v IS NOT NULL AND btrim(v) <> '';
-	bad := ARRAY(SELECT v FROM unnest(out) v WHERE NOT v = ANY (brain.pii_taxonomy()));
-	IF cardinality(bad) > 0 THEN
-		RAISE EXCEPTION 'unknown PII categor% %', CASE WHEN cardinality(bad) = 1 THEN 'y' ELSE 'ies' END, array_to_string(bad, ', ')
-			USING ERRCODE = 'invalid_parameter_value',
-			      HINT = 'use names from: ' || array_to_string(brain.pii_taxonomy(), ', ');
-	END IF;
-	RETURN out;
-END
-$$;
-
-
---
--- Name: pii_taxonomy(); Type: FUNCTION; Schema: brain; Owner: -
---
-
-CREATE FUNCTION brain.pii_taxonomy() RETURNS text[]
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'brain', 'public', 'pg_temp'
-    AS $$
-	SELECT ARRAY['behavioral', 'biometric', 'contact', 'credential',
-	             'demographic_protected', 'financial', 'genetic', 'government_id',
-	             'health', 'location', 'online_identifier', 'payment_card']::text[]
-$$;
-
-
---
 -- Name: query(text, integer); Type: FUNCTION; Schema: brain; Owner: -
 --
 
 CREATE FUNCTION brain.query(q text, lim integer DEFAULT 10) RETURNS TABLE(slug text, source_id text, page_id bigint, chunk_id bigint, chunk_index integer, chunk_source text, title text, type text, score double precision, keyword_rank integer, vector_rank integer, snippet text)
     LANGUAGE sql ROWS 10
-    SET search_path TO 'brain', 'public', 'pg_temp'
-    AS $$
-	SELECT * FROM brain.hybrid_search(
-		q,
-		CASE WHEN brain.embedder() = 'local' THEN brain.embed_local(q) END,
-		lim)
-$$;
+    BEGIN ATOMIC
+ SELECT hybrid_search.slug,
+     hybrid_search.source_id,
+     hybrid_search.page_id,
+     hybrid_search.chunk_id,
+     hybrid_search.chunk_index,
+     hybrid_search.chunk_source,
+     hybrid_search.title,
+     hybrid_search.type,
+     hybrid_search.score,
+     hybrid_search.keyword_rank,
+     hybrid_search.vector_rank,
+     hybrid_search.snippet
+    FROM brain.hybrid_search(query.q,
+         CASE
+             WHEN (brain.embedder() = 'local'::text) THEN brain.embed_local(query.q)
+             ELSE NULL::public.vector
+         END, query.lim) hybrid_search(slug, source_id, page_id, chunk_id, chunk_index, chunk_source, title, type, score, keyword_rank, vector_rank, snippet);
+END;
 
 
 --
@@ -1239,42 +1288,10 @@ $$;
 
 CREATE FUNCTION brain.tsquery_terms(q tsquery) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'brain', 'public', 'pg_temp'
-    AS $$
-	-- querytree() drops negated operands; lexemes print quoted with '' and \\ escaped.
-	SELECT coalesce(array_agg(DISTINCT replace(replace(m[1], '''''', ''''), '\\', '\')), '{}')
-	FROM regexp_matches(querytree(q), '''((?:[^'']|'''')*)''', 'g') AS m
-$$;
-
-
---
--- Name: tsv_features(tsvector); Type: FUNCTION; Schema: brain; Owner: -
---
-
-CREATE FUNCTION brain.tsv_features(doc tsvector, OUT doc_len integer, OUT embedding public.vector) RETURNS record
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'brain', 'public', 'pg_temp'
-    AS $$
-	-- float8 arithmetic and plain concatenation: numeric ln() and format()
-	-- cost more than the rest of the function together. The sparsevec text
-	-- form needs no ordering; its input sorts the indices. A document whose
-	-- buckets all cancel out, or that has no lexemes, has no vector.
-	SELECT coalesce(sum(n), 0)::int,
-	       l2_normalize(('{' || string_agg((b + 1) || ':' || w, ',') FILTER (WHERE w <> 0)
-	                     || '}/256')::sparsevec::vector(256))
-	FROM (
-		SELECT b, sum(w) AS w, sum(n) AS n
-		FROM (
-			SELECT (hashtext(lexeme) & 2147483647) % 256 AS b,
-			       CASE WHEN hashtext('~' || lexeme) & 1 = 0 THEN 1.0::float8 ELSE -1.0::float8 END
-			       * (1.0::float8 + ln(coalesce(array_length(positions, 1), 1)::float8))
-			       * CASE WHEN 'A' = ANY (weights) THEN 2.0::float8 ELSE 1.0::float8 END AS w,
-			       greatest(cardinality(positions), 1) AS n
-			FROM unnest(coalesce(doc, ''::tsvector))
-		) f
-		GROUP BY b
-	) g
-$$;
+    BEGIN ATOMIC
+ SELECT COALESCE(array_agg(DISTINCT replace(replace(m.m[1], ''''''::text, ''''::text), '\\'::text, '\'::text)), '{}'::text[]) AS "coalesce"
+    FROM regexp_matches(querytree(tsquery_terms.q), '''((?:[^'']|'''')*)'''::text, 'g'::text) m(m);
+END;
 
 
 --
@@ -1283,12 +1300,10 @@ $$;
 
 CREATE FUNCTION brain.tsv_length(doc tsvector) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'brain', 'public', 'pg_temp'
-    AS $$
-	-- greatest() skips NULL: a lexeme without positions counts once.
-	SELECT coalesce(sum(greatest(cardinality(positions), 1)), 0)::int
-	FROM unnest(coalesce(doc, ''::tsvector))
-$$;
+    BEGIN ATOMIC
+ SELECT (COALESCE(sum(GREATEST(cardinality(unnest.positions), 1)), (0)::bigint))::integer AS "coalesce"
+    FROM unnest(COALESCE(tsv_length.doc, ''::tsvector)) unnest(lexeme, positions, weights);
+END;
 
 
 --
@@ -1353,28 +1368,6 @@ $$;
 
 
 --
--- Name: chunks; Type: TABLE; Schema: brain; Owner: -
---
-
-CREATE TABLE brain.chunks (
-    id bigint NOT NULL,
-    page_id bigint NOT NULL,
-    chunk_index integer NOT NULL,
-    chunk_source text NOT NULL,
-    text text NOT NULL,
-    tsv tsvector DEFAULT ''::tsvector NOT NULL,
-    embedding public.vector(256),
-    doc_len integer NOT NULL,
-    CONSTRAINT chunks_chunk_index_check CHECK ((chunk_index >= 0)),
-    CONSTRAINT chunks_chunk_source_check CHECK ((chunk_source = ANY (ARRAY['compiled_truth'::text, 'timeline'::text]))),
-    CONSTRAINT chunks_text_nonempty CHECK (((btrim(text, ' 	
-'::text) <> ''::text) AND (octet_length(text) <= 65536)))
-);
-ALTER TABLE ONLY brain.chunks ALTER COLUMN text SET COMPRESSION lz4;
-ALTER TABLE ONLY brain.chunks ALTER COLUMN tsv SET COMPRESSION lz4;
-
-
---
 -- Name: chunks_id_seq; Type: SEQUENCE; Schema: brain; Owner: -
 --
 
@@ -1391,19 +1384,6 @@ CREATE SEQUENCE brain.chunks_id_seq
 --
 
 ALTER SEQUENCE brain.chunks_id_seq OWNED BY brain.chunks.id;
-
-
---
--- Name: config; Type: TABLE; Schema: brain; Owner: -
---
-
-CREATE TABLE brain.config (
-    key text NOT NULL,
-    value text NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT config_key_check CHECK ((key ~ '^[a-z][a-z0-9_.]{0,127}$'::text)),
-    CONSTRAINT config_value_check CHECK ((octet_length(value) <= 4096))
-);
 
 
 --
@@ -1618,8 +1598,8 @@ ALTER TABLE ONLY brain.pages ALTER COLUMN id SET DEFAULT nextval('brain.pages_id
 -- Data for Name: audit_log; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.audit_log VALUES (1, '2026-11-24 20:37:18.174778+00', 's-1', '', 'query', 'success', NULL, '{}', 'search', 'a036edbe74eadd8b170718c92f505b9fdf1d1f6b45f9a5daa26395cc39359e30', 1, '\x0000000000000000000000000000000000000000000000000000000000000000', '\xb57de888d2ebbd7cd3ccbd8e471b5a6c0834b9610f8723a5eafe80933d9a3ebf');
-INSERT INTO brain.audit_log VALUES (2, '2026-11-24 20:37:18.176801+00', 's-1', '', 'get_page', 'refused', 'pii_blocked', '{credential}', 'read', '4966388653f18705c65234b96bb1ecc7bca43d2f476e57484b966f6d614da567', 1, '\xb57de888d2ebbd7cd3ccbd8e471b5a6c0834b9610f8723a5eafe80933d9a3ebf', '\x064ce5c5857236aa95a350838e7b7814a288a41f5547d2bb80c26f7bc4eba7b4');
+INSERT INTO brain.audit_log VALUES (1, '2026-11-24 20:54:52.159511+00', 's-1', '', 'query', 'success', NULL, '{}', 'search', 'a036edbe74eadd8b170718c92f505b9fdf1d1f6b45f9a5daa26395cc39359e30', 1, '\x0000000000000000000000000000000000000000000000000000000000000000', '\xb43b1bab4ad1a529c7819858ca0c65069aa9f2d2f7841d101578a853bcf0bf54');
+INSERT INTO brain.audit_log VALUES (2, '2026-11-24 20:54:52.161438+00', 's-1', '', 'get_page', 'refused', 'pii_blocked', '{credential}', 'read', '4966388653f18705c65234b96bb1ecc7bca43d2f476e57484b966f6d614da567', 1, '\xb43b1bab4ad1a529c7819858ca0c65069aa9f2d2f7841d101578a853bcf0bf54', '\xad2efb82f5d9aa0d6f537153bb1e9480ddc6b7371475df8aee7c535a68f8495a');
 
 
 --
@@ -1636,11 +1616,11 @@ INSERT INTO brain.chunks VALUES (4, 2, 1, 'timeline', '2024-03-01: new wicks', '
 -- Data for Name: config; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.config VALUES ('embedding_dim', '256', '2026-11-24 20:37:18.013908+00');
-INSERT INTO brain.config VALUES ('embedder', 'local', '2026-11-24 20:37:18.013908+00');
-INSERT INTO brain.config VALUES ('embed_model', 'hash-tsv-v1', '2026-11-24 20:37:18.013908+00');
-INSERT INTO brain.config VALUES ('schema_version', '7', '2026-11-24 20:37:18.013908+00');
-INSERT INTO brain.config VALUES ('functions_checksum', 'a36e76ad4215c91f74bb0a10eecb6d4440b408b20eecd361125bc573e0e6daf0', '2026-11-24 20:37:18.154695+00');
+INSERT INTO brain.config VALUES ('embedding_dim', '256', '2026-11-24 20:54:51.731902+00');
+INSERT INTO brain.config VALUES ('embedder', 'local', '2026-11-24 20:54:51.731902+00');
+INSERT INTO brain.config VALUES ('embed_model', 'hash-tsv-v1', '2026-11-24 20:54:51.731902+00');
+INSERT INTO brain.config VALUES ('schema_version', '7', '2026-11-24 20:54:51.731902+00');
+INSERT INTO brain.config VALUES ('functions_checksum', '20a72e3a26b513aa14a19fded56e3706fffc1f5e6d75261ca614742c842b90a8', '2026-11-24 20:54:52.057855+00');
 
 
 --
@@ -1654,31 +1634,31 @@ INSERT INTO brain.corpus_stats VALUES (true, 4, 26);
 -- Data for Name: eval_candidates; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.eval_candidates VALUES (1, 'query', 'who keeps the lanterns', '{people/alice-smith}', '{}', '{}', NULL, NULL, NULL, true, false, 4.200, false, NULL, NULL, '2026-11-24 20:37:18.173931+00');
+INSERT INTO brain.eval_candidates VALUES (1, 'query', 'who keeps the lanterns', '{people/alice-smith}', '{}', '{}', NULL, NULL, NULL, true, false, 4.200, false, NULL, NULL, '2026-11-24 20:54:52.138859+00');
 
 
 --
 -- Data for Name: eval_capture_failures; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-24 20:37:18.163969+00', '2026-11-24 20:37:18.163969+00', 'search', 'db_down', NULL, 'connection refused', NULL);
+INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-24 20:54:52.100001+00', '2026-11-24 20:54:52.100001+00', 'search', 'db_down', NULL, 'connection refused', NULL);
 
 
 --
 -- Data for Name: page_pii; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.page_pii VALUES (1, '{contact}', DEFAULT, 'heuristic', '2026-11-24 20:37:18.163969+00');
-INSERT INTO brain.page_pii VALUES (3, '{contact}', DEFAULT, 'heuristic', '2026-11-24 20:37:18.163969+00');
+INSERT INTO brain.page_pii VALUES (1, '{contact}', DEFAULT, 'heuristic', '2026-11-24 20:54:52.100001+00');
+INSERT INTO brain.page_pii VALUES (3, '{contact}', DEFAULT, 'heuristic', '2026-11-24 20:54:52.100001+00');
 
 
 --
 -- Data for Name: pages; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.pages VALUES (1, 'default', 'people/alice-smith', 'Alice Smith', 'page', 'Alice keeps the harbour lanterns lit.', '', '{}', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '2026-11-24 20:37:18.163969+00', '2026-11-24 20:37:18.163969+00');
-INSERT INTO brain.pages VALUES (2, 'default', 'projects/lantern', 'Lantern project', 'page', 'Brass lanterns, rebuilt every spring.', '2024-03-01: new wicks', '{}', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '2026-11-24 20:37:18.163969+00', '2026-11-24 20:37:18.163969+00');
-INSERT INTO brain.pages VALUES (3, 'notes', 'people/alice-smith', 'Alice (notes)', 'page', 'Call Alice about the wicks.', '', '{}', 'cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc', '2026-11-24 20:37:18.163969+00', '2026-11-24 20:37:18.163969+00');
+INSERT INTO brain.pages VALUES (1, 'default', 'people/alice-smith', 'Alice Smith', 'page', 'Alice keeps the harbour lanterns lit.', '', '{}', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '2026-11-24 20:54:52.100001+00', '2026-11-24 20:54:52.100001+00');
+INSERT INTO brain.pages VALUES (2, 'default', 'projects/lantern', 'Lantern project', 'page', 'Brass lanterns, rebuilt every spring.', '2024-03-01: new wicks', '{}', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '2026-11-24 20:54:52.100001+00', '2026-11-24 20:54:52.100001+00');
+INSERT INTO brain.pages VALUES (3, 'notes', 'people/alice-smith', 'Alice (notes)', 'page', 'Call Alice about the wicks.', '', '{}', 'cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc', '2026-11-24 20:54:52.100001+00', '2026-11-24 20:54:52.100001+00');
 
 
 --
@@ -1692,8 +1672,8 @@ INSERT INTO brain.source_boosts VALUES ('people/', 1.5);
 -- Data for Name: sources; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.sources VALUES ('default', 'Default source', '2026-11-24 20:37:18.013908+00', '{}');
-INSERT INTO brain.sources VALUES ('notes', 'Notes', '2026-11-24 20:37:18.163969+00', '{}');
+INSERT INTO brain.sources VALUES ('default', 'Default source', '2026-11-24 20:54:51.731902+00', '{}');
+INSERT INTO brain.sources VALUES ('notes', 'Notes', '2026-11-24 20:54:52.100001+00', '{}');
 
 
 --
