@@ -16,8 +16,10 @@ import (
 )
 
 // benchImport compares `pgbrain import` with and without embeddings against
-// the floor: a plain COPY of the same page and chunk rows into tables with
-// no indexes and no triggers.
+// two floors: a plain COPY of the same page and chunk rows into tables with
+// no indexes and no triggers, and the same COPY on as many connections as
+// the import writes on, followed by computing every chunk's tsvector in the
+// database (brain.chunk_tsv), which the schema requires of every import.
 func benchImport(ctx context.Context, env *benchEnv) error {
 	dir, err := os.MkdirTemp("", "pgbrain-bench-corpus-")
 	if err != nil {
@@ -30,7 +32,8 @@ func benchImport(ctx context.Context, env *benchEnv) error {
 		return fmt.Errorf("generating corpus: %w", err)
 	}
 
-	floor, chunks, err := copyFloor(ctx, env, dir)
+	writers := ingest.DefaultWriters()
+	floor, tsvFloor, chunks, err := copyFloors(ctx, env, dir, writers)
 	if err != nil {
 		return err
 	}
@@ -38,8 +41,10 @@ func benchImport(ctx context.Context, env *benchEnv) error {
 		name string
 		d    time.Duration
 	}
-	rows := []row{{"plain COPY (floor)", floor}}
-	writers := ingest.DefaultWriters()
+	rows := []row{
+		{"plain COPY (floor)", floor},
+		{fmt.Sprintf("COPY + tsvector in the database, %d connections (tsvector floor)", writers), tsvFloor},
+	}
 	for _, tc := range []struct {
 		name    string
 		noEmbed bool
@@ -70,21 +75,24 @@ func benchImport(ctx context.Context, env *benchEnv) error {
 		rows = append(rows, row{tc.name, d})
 	}
 	fmt.Fprintf(env.out, "## import: %d pages, %d chunks\n\n", env.pages, chunks)
-	fmt.Fprintln(env.out, "| path | seconds | pages/s | chunks/s | x floor |")
-	fmt.Fprintln(env.out, "|---|---:|---:|---:|---:|")
+	fmt.Fprintln(env.out, "| path | seconds | pages/s | chunks/s | x floor | x tsvector floor |")
+	fmt.Fprintln(env.out, "|---|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
 		s := r.d.Seconds()
-		fmt.Fprintf(env.out, "| %s | %.2f | %.0f | %.0f | %.2f |\n", r.name, s, float64(env.pages)/s, float64(chunks)/s, s/floor.Seconds())
+		fmt.Fprintf(env.out, "| %s | %.2f | %.0f | %.0f | %.2f | %.2f |\n", r.name, s, float64(env.pages)/s, float64(chunks)/s,
+			s/floor.Seconds(), s/tsvFloor.Seconds())
 	}
 	fmt.Fprintln(env.out)
 	return nil
 }
 
-// copyFloor parses the corpus (untimed) and times COPY of the resulting rows
-// into bare tables of the same shape.
-func copyFloor(ctx context.Context, env *benchEnv, dir string) (time.Duration, int, error) {
+// copyFloors parses the corpus (untimed) and times COPY of the resulting
+// rows into bare tables of the same shape, then, in another database, the
+// same rows split over writers connections with each chunk's tsvector
+// computed in the database.
+func copyFloors(ctx context.Context, env *benchEnv, dir string, writers int) (plain, tsv time.Duration, chunks int, err error) {
 	var pageRows, chunkRows [][]any
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+	err = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || filepath.Ext(p) != ".md" {
 			return err
 		}
@@ -108,30 +116,100 @@ func copyFloor(ctx context.Context, env *benchEnv, dir string) (time.Duration, i
 		return nil
 	})
 	if err != nil {
-		return 0, 0, fmt.Errorf("parsing corpus: %w", err)
+		return 0, 0, 0, fmt.Errorf("parsing corpus: %w", err)
 	}
 	u, err := env.newDatabase(ctx, "bench_floor")
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	conn, err := pgx.Connect(ctx, u)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `
-		CREATE TABLE floor_pages (id bigint, slug text, title text, type text, body text, timeline text, frontmatter jsonb, content_hash text);
-		CREATE TABLE floor_chunks (page_id bigint, chunk_index int, chunk_source text, text text)`); err != nil {
-		return 0, 0, err
+	if _, err := conn.Exec(ctx, floorTables); err != nil {
+		return 0, 0, 0, err
 	}
 	start := time.Now()
+	if err := copyRows(ctx, conn, pageRows, chunkRows); err != nil {
+		return 0, 0, 0, err
+	}
+	plain = time.Since(start)
+	tsv, err = tsvectorFloor(ctx, env, pageRows, chunkRows, writers)
+	return plain, tsv, len(chunkRows), err
+}
+
+const floorTables = `
+	CREATE TABLE floor_pages (id bigint, slug text, title text, type text, body text, timeline text, frontmatter jsonb, content_hash text);
+	CREATE TABLE floor_chunks (page_id bigint, chunk_index int, chunk_source text, text text)`
+
+func copyRows(ctx context.Context, conn *pgx.Conn, pageRows, chunkRows [][]any) error {
 	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"floor_pages"},
 		[]string{"id", "slug", "title", "type", "body", "timeline", "frontmatter", "content_hash"}, pgx.CopyFromRows(pageRows)); err != nil {
-		return 0, 0, err
+		return err
 	}
-	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"floor_chunks"},
-		[]string{"page_id", "chunk_index", "chunk_source", "text"}, pgx.CopyFromRows(chunkRows)); err != nil {
-		return 0, 0, err
+	_, err := conn.CopyFrom(ctx, pgx.Identifier{"floor_chunks"},
+		[]string{"page_id", "chunk_index", "chunk_source", "text"}, pgx.CopyFromRows(chunkRows))
+	return err
+}
+
+// tsvectorFloor times writers connections, each COPYing its share of the
+// pages and chunks into staging tables and then storing every chunk with the
+// tsvector the brain's trigger would compute (brain.chunk_tsv of the page
+// title, chunk text and source): the work no import can skip.
+func tsvectorFloor(ctx context.Context, env *benchEnv, pageRows, chunkRows [][]any, writers int) (time.Duration, error) {
+	u, err := env.newDatabase(ctx, "bench_floor_tsv")
+	if err != nil {
+		return 0, err
 	}
-	return time.Since(start), len(chunkRows), nil
+	setup, err := pgx.Connect(ctx, u)
+	if err != nil {
+		return 0, err
+	}
+	defer setup.Close(ctx)
+	if _, err := setup.Exec(ctx, `CREATE UNLOGGED TABLE floor_store (page_id bigint, chunk_index int, chunk_source text, text text, tsv tsvector)`); err != nil {
+		return 0, err
+	}
+	conns := make([]*pgx.Conn, writers)
+	for i := range conns {
+		if conns[i], err = pgx.Connect(ctx, u); err != nil {
+			return 0, err
+		}
+		defer conns[i].Close(ctx)
+		if _, err := conns[i].Exec(ctx, `CREATE TEMP TABLE floor_pages (id bigint, slug text, title text, type text, body text, timeline text, frontmatter jsonb, content_hash text);
+			CREATE TEMP TABLE floor_chunks (page_id bigint, chunk_index int, chunk_source text, text text)`); err != nil {
+			return 0, err
+		}
+	}
+	// Page i's rows go to connection i % writers, chunks with their page.
+	pageShare := make([][][]any, writers)
+	chunkShare := make([][][]any, writers)
+	for _, p := range pageRows {
+		w := int(p[0].(int64) % int64(writers))
+		pageShare[w] = append(pageShare[w], p)
+	}
+	for _, c := range chunkRows {
+		w := int(c[0].(int64) % int64(writers))
+		chunkShare[w] = append(chunkShare[w], c)
+	}
+	start := time.Now()
+	errs := make(chan error, writers)
+	for i, conn := range conns {
+		go func() {
+			if err := copyRows(ctx, conn, pageShare[i], chunkShare[i]); err != nil {
+				errs <- err
+				return
+			}
+			_, err := conn.Exec(ctx, `INSERT INTO floor_store
+				SELECT c.page_id, c.chunk_index, c.chunk_source, c.text, brain.chunk_tsv(p.title, c.text, c.chunk_source)
+				FROM floor_chunks c JOIN floor_pages p ON p.id = c.page_id`)
+			errs <- err
+		}()
+	}
+	for range conns {
+		if err := <-errs; err != nil {
+			return 0, err
+		}
+	}
+	return time.Since(start), nil
 }
