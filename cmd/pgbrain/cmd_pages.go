@@ -245,7 +245,7 @@ func deleteCommand() *cli.Command {
 				return err
 			}
 			defer b.Close()
-			if err := b.DeletePage(c.Context, c.String("source"), c.Args().First()); err != nil {
+			if err := b.DeletePage(c.Context, c.String("source"), markdown.NormalizeSlug(c.Args().First())); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.App.ErrWriter, "pgbrain: deleted %s\n", c.Args().First())
