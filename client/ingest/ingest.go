@@ -8,9 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -37,8 +34,12 @@ type Options struct {
 	// Embedder computes vectors in the client (a remote provider). Nil means
 	// the brain's local embedder, which runs inside the database.
 	Embedder embed.Embedder
-	// Prune deletes pages of the source whose files are gone.
+	// Prune deletes pages of the source whose files are gone. It is
+	// skipped when the walk was incomplete, and refused when it would
+	// delete more than half of the source's pages unless Force is set.
 	Prune bool
+	// Force lets Prune delete more than half of the source's pages.
+	Force bool
 	// NoClassify skips PII classification, so pages get no brain.page_pii
 	// tags. Only for a brain that is never served, such as LongMemEval's
 	// scratch database: the refusal policy reads those tags.
@@ -64,15 +65,21 @@ type Failure struct {
 
 // Summary is what an import did.
 type Summary struct {
-	Files     int           `json:"files"`
-	Added     int           `json:"added"`
-	Updated   int           `json:"updated"`
-	Unchanged int           `json:"unchanged"`
-	Failed    int           `json:"failed"`
-	Pruned    int           `json:"pruned"`
-	Chunks    int           `json:"chunks_written"`
-	Failures  []Failure     `json:"failures"`
-	Elapsed   time.Duration `json:"-"`
+	Files     int       `json:"files"`
+	Added     int       `json:"added"`
+	Updated   int       `json:"updated"`
+	Unchanged int       `json:"unchanged"`
+	Failed    int       `json:"failed"`
+	Pruned    int       `json:"pruned"`
+	Chunks    int       `json:"chunks_written"`
+	Failures  []Failure `json:"failures"`
+	// Skipped names entries of the directory that were not walked or read
+	// (see walkDir); Collisions names files stored under a suffixed slug.
+	Skipped    []Skipped   `json:"skipped"`
+	Collisions []Collision `json:"collisions"`
+	// PruneSkipped says why a requested prune deleted nothing.
+	PruneSkipped string        `json:"prune_skipped,omitempty"`
+	Elapsed      time.Duration `json:"-"`
 }
 
 type parsed struct {
@@ -105,11 +112,11 @@ func (o *Options) defaults() {
 func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (sum Summary, err error) {
 	opts.defaults()
 	start := time.Now()
-	files, err := listMarkdown(dir)
+	walked, err := walkDir(dir)
 	if err != nil {
 		return sum, err
 	}
-	sum.Files = len(files)
+	sum.Files, sum.Skipped = len(walked.files), walked.skipped
 	if err := checkSource(ctx, b, opts.Source); err != nil {
 		return sum, err
 	}
@@ -117,6 +124,8 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 	if err != nil {
 		return sum, err
 	}
+	files, collisions := assignSlugs(walked.files, known)
+	sum.Collisions = collisions
 	if bulkLoad(len(files), len(known), opts) {
 		// A load that at least doubles the brain builds the vector index
 		// once at the end instead of inserting every vector into it.
@@ -130,17 +139,17 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 		}()
 	}
 	seen, err := runPipeline(ctx, b, len(files), func(i int) fileResult {
-		return parseOne(dir, files[i], known, opts)
+		return parseFile(files[i], known, opts)
 	}, opts, &sum)
 	if err != nil {
 		return sum, err
 	}
 	if opts.Prune {
-		n, err := prune(ctx, b, opts.Source, seen)
-		if err != nil {
+		if walked.incomplete {
+			sum.PruneSkipped = "the walk was incomplete (see the skipped entries), so nothing was pruned"
+		} else if sum.Pruned, sum.PruneSkipped, err = prune(ctx, b, opts.Source, seen, opts.Force); err != nil {
 			return sum, err
 		}
-		sum.Pruned = n
 	}
 	sum.Elapsed = time.Since(start)
 	return sum, nil
@@ -306,17 +315,15 @@ func parseGroup(lo, hi int, parse func(i int) fileResult) []fileResult {
 	return out
 }
 
-func parseOne(dir, rel string, known map[string]string, opts Options) fileResult {
-	r := fileResult{rel: rel}
-	slug, err := markdown.SlugFromPath(rel)
-	if err != nil {
-		r.err = err
+func parseFile(f slugged, known map[string]string, opts Options) fileResult {
+	r := fileResult{rel: f.rel, slug: f.slug}
+	if f.err != nil {
+		r.err = f.err
 		return r
 	}
-	r.slug = slug
-	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+	data, err := readFile(f.walkFile)
 	if err != nil {
-		r.err = fmt.Errorf("reading: %w", err)
+		r.err = err
 		return r
 	}
 	return parseData(r, data, known, opts)
@@ -326,6 +333,9 @@ func parseOne(dir, rel string, known map[string]string, opts Options) fileResult
 // unchanged pages are only hashed, changed ones are prepared for writing.
 func parseData(r fileResult, data []byte, known map[string]string, opts Options) fileResult {
 	page, err := markdown.Parse(r.slug, data)
+	if err == nil {
+		err = checkLimits(page)
+	}
 	if err != nil {
 		r.err = err
 		return r
@@ -375,6 +385,9 @@ func PutPage(ctx context.Context, b *brain.Brain, slug string, data []byte, opts
 		return sum, err
 	}
 	page, err := markdown.Parse(slug, data)
+	if err == nil {
+		err = checkLimits(page)
+	}
 	if err != nil {
 		return sum, fmt.Errorf("page %s: %w", slug, err)
 	}
@@ -473,7 +486,7 @@ func parseDoc(d Doc, known map[string]string, opts Options) fileResult {
 // invalidSlug is the error for a slug given by the caller (not derived from
 // a path) that brain.pages would refuse.
 func invalidSlug(slug string) error {
-	return fmt.Errorf("slug %q is not valid: use lower-case path segments of a-z, 0-9, '.', '_' or '-' separated by '/'", slug)
+	return fmt.Errorf("slug %q is not valid: use '/'-separated lower-case segments of letters, digits and symbols of any script, '.', '_', '+' and '-', each starting with a letter, digit or symbol, in NFC, at most %d bytes (as 'pgbrain import' derives them from file names)", slug, markdown.MaxSlugLen)
 }
 
 func (s *Summary) merge(o *Summary) {
@@ -488,42 +501,6 @@ func (s *Summary) merge(o *Summary) {
 func (s *Summary) fail(path, reason string) {
 	s.Failed++
 	s.Failures = append(s.Failures, Failure{Path: path, Reason: reason})
-}
-
-func listMarkdown(dir string) ([]string, error) {
-	st, err := os.Stat(dir)
-	if err != nil {
-		return nil, fmt.Errorf("import directory: %w", err)
-	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("import directory %s is not a directory", dir)
-	}
-	var files []string
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if p != dir && strings.HasPrefix(name, ".") {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() && strings.EqualFold(filepath.Ext(name), ".md") {
-			rel, err := filepath.Rel(dir, p)
-			if err != nil {
-				return err
-			}
-			files = append(files, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("walking %s: %w", dir, err)
-	}
-	sort.Strings(files)
-	return files, nil
 }
 
 // normalizeType maps a free-form frontmatter type ("Meeting Notes") onto the
@@ -727,12 +704,32 @@ func nullID(id int64) any {
 	return id
 }
 
-func prune(ctx context.Context, b *brain.Brain, source string, keep []string) (int, error) {
-	tag, err := b.Pool.Exec(ctx, `DELETE FROM brain.pages WHERE source_id = $1 AND NOT (slug = ANY ($2))`, source, keep)
+// prune deletes the source's pages whose slugs are not in keep, unless that
+// is more than half of them and force is not set: then it deletes nothing
+// and says why.
+func prune(ctx context.Context, b *brain.Brain, source string, keep []string, force bool) (n int, refused string, err error) {
+	err = pgx.BeginFunc(ctx, b.Pool, func(tx pgx.Tx) error {
+		var gone, total int
+		if err := tx.QueryRow(ctx, `
+			SELECT count(*) FILTER (WHERE NOT (slug = ANY ($2))), count(*)
+			FROM brain.pages WHERE source_id = $1`, source, keep).Scan(&gone, &total); err != nil {
+			return err
+		}
+		if gone == 0 {
+			return nil
+		}
+		if 2*gone > total && !force {
+			refused = fmt.Sprintf("pruning would delete %d of the %d pages of source %q, more than half, so nothing was pruned: check the directory, or pass --force to prune anyway", gone, total, source)
+			return nil
+		}
+		tag, err := tx.Exec(ctx, `DELETE FROM brain.pages WHERE source_id = $1 AND NOT (slug = ANY ($2))`, source, keep)
+		n = int(tag.RowsAffected())
+		return err
+	})
 	if err != nil {
-		return 0, fmt.Errorf("pruning pages whose files are gone: %w", err)
+		return 0, "", fmt.Errorf("pruning pages whose files are gone: %w", err)
 	}
-	return int(tag.RowsAffected()), nil
+	return n, refused, nil
 }
 
 // isDataError reports a rejection caused by the rows themselves (class 22

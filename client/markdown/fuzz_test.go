@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -59,14 +60,21 @@ func FuzzSlugFromPath(f *testing.F) {
 	f.Fuzz(func(t *testing.T, rel string) {
 		slug, err := SlugFromPath(rel)
 		if err != nil {
+			if !errors.Is(err, ErrInvalidPath) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("SlugFromPath(%q) error %q: want one line wrapping ErrInvalidPath", rel, err)
+			}
 			return
 		}
-		if !ValidSlug(slug) {
-			t.Fatalf("SlugFromPath(%q) = %q, which ValidSlug rejects", rel, slug)
+		if len(slug) > MaxSlugLen {
+			t.Fatalf("SlugFromPath(%q) = %d bytes, over %d", rel, len(slug), MaxSlugLen)
 		}
-		again, err := SlugFromPath(slug + ".md")
-		if err != nil || again != slug {
-			t.Fatalf("SlugFromPath(%q) = %q, %v; want %q", slug+".md", again, err, slug)
+		checkSlug(t, rel, slug)
+		suffixed := SuffixSlug(slug, rel)
+		if len(suffixed) > MaxSlugLen || !ValidSlug(suffixed) || !sqlSlugCheck(t, suffixed) {
+			t.Fatalf("SuffixSlug(%q, %q) = %q is not a valid slug", slug, rel, suffixed)
+		}
+		if suffixed == slug {
+			t.Fatalf("SuffixSlug(%q, %q) left the slug unchanged", slug, rel)
 		}
 	})
 }

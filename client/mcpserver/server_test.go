@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -288,12 +289,23 @@ func TestToolsListed(t *testing.T) {
 		{"query", "limit", "minimum", 1.0},
 		{"query", "detail", "enum", []any{"low", "medium", "high"}},
 		{"search", "query", "minLength", 1.0},
-		{"get_page", "slug", "pattern", `^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)*$`},
 		{"list_pages", "limit", "maximum", 100.0},
 	}
 	for _, tc := range cases {
 		if got := prop(tc.tool, tc.prop, tc.key); !jsonEqual(got, tc.want) {
 			t.Errorf("%s.%s %s = %v, want %v", tc.tool, tc.prop, tc.key, got, tc.want)
+		}
+	}
+	// The advertised slug pattern admits slugs in every script, as import
+	// derives them, and still refuses paths and spaces.
+	pat, _ := prop("get_page", "slug", "pattern").(string)
+	re, err := regexp.Compile(pat)
+	if err != nil {
+		t.Fatalf("get_page.slug pattern %q: %v", pat, err)
+	}
+	for s, want := range map[string]bool{"people/alice": true, "東京/café": true, "c++": true, "🎉-party": true, "हिन्दी": true, "../etc/passwd": false, "a b": false, "/a": false, "a//b": false, "-a": false} {
+		if re.MatchString(s) != want {
+			t.Errorf("get_page.slug pattern %q matches %q = %v, want %v", pat, s, !want, want)
 		}
 	}
 	if req, _ := schemas["get_page"]["required"].([]any); !jsonEqual(req, []any{"slug"}) {
@@ -370,6 +382,18 @@ func TestToolCalls(t *testing.T) {
 	a := h.callTool(t, "get_page", map[string]any{"slug": "people/alice"})
 	if a.Page == nil || !strings.Contains(a.Page.Body, "Alice leads") {
 		t.Errorf("get_page body %+v", a.Page)
+	}
+	// A slug in another script, sent as stored (NFC) or decomposed (NFD).
+	if _, err := ingest.PutPage(context.Background(), b, "東京/café", []byte("# Tokyo café\n\nA café in Tokyo.\n"), ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, slug := range []string{"東京/café", "東京/cafe\u0301"} {
+		if a := h.callTool(t, "get_page", map[string]any{"slug": slug}); a.Page == nil || !strings.Contains(a.Page.Body, "A café in Tokyo") {
+			t.Errorf("get_page %q = %+v", slug, a)
+		}
+	}
+	if _, err := b.Pool.Exec(context.Background(), `DELETE FROM brain.pages WHERE slug = '東京/café'`); err != nil {
+		t.Fatal(err)
 	}
 	if a := h.callTool(t, "list_sources", nil); len(a.Sources) != 1 || a.Sources[0].ID != "default" || a.Sources[0].Pages != 3 {
 		t.Errorf("list_sources = %+v", a.Sources)

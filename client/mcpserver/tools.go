@@ -14,6 +14,7 @@ import (
 
 	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/capture"
+	"github.com/pgbrain/pgbrain/client/markdown"
 	"github.com/pgbrain/pgbrain/client/pii"
 	"github.com/pgbrain/pgbrain/client/refusal"
 	"github.com/pgbrain/pgbrain/client/search"
@@ -305,6 +306,8 @@ func (s *Server) getPage(ctx context.Context, c *call, in GetPageInput) *GetPage
 	if source == "" {
 		source = "default"
 	}
+	// An agent may send the slug decomposed (NFD); stored slugs are NFC.
+	in.Slug = markdown.NormalizeSlug(in.Slug)
 	p, err := s.cfg.Pages.GetPage(ctx, source, in.Slug)
 	if errors.Is(err, brain.ErrPageNotFound) {
 		return fail[GetPageOutput](KindNotFound, fmt.Sprintf(

@@ -116,8 +116,8 @@ func (in SearchInput) check() error {
 
 func (in GetPageInput) check() error {
 	var errs []error
-	if !markdown.ValidSlug(in.Slug) {
-		errs = append(errs, fmt.Errorf(`argument "slug": %q is not a page slug (lower-case path segments such as people/alice, at most %d bytes)`, clip(in.Slug), markdown.MaxSlugLen))
+	if !markdown.ValidSlug(markdown.NormalizeSlug(in.Slug)) {
+		errs = append(errs, fmt.Errorf(`argument "slug": %q is not a page slug (lower-case '/'-separated segments of letters, digits and symbols of any script, '.', '_', '+' and '-', such as people/alice or 東京/café, at most %d bytes; list_pages shows them)`, clip(in.Slug), markdown.MaxSlugLen))
 	}
 	if in.Source != "" {
 		errs = append(errs, checkSource("source", in.Source))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/ingest"
+	"github.com/pgbrain/pgbrain/client/markdown"
 	"github.com/pgbrain/pgbrain/client/progress"
 )
 
@@ -23,7 +24,8 @@ func importCommand() *cli.Command {
 		Flags: []cli.Flag{
 			sourceFlag,
 			&cli.BoolFlag{Name: "no-embed", Usage: "skip embeddings now (fill later with 'pgbrain embed --stale')"},
-			&cli.BoolFlag{Name: "prune", Usage: "delete pages of the source whose files are gone"},
+			&cli.BoolFlag{Name: "prune", Usage: "delete pages of the source whose files are gone (never after an incomplete walk; at most half of the source unless --force)"},
+			&cli.BoolFlag{Name: "force", Usage: "with --prune: prune even when that deletes more than half of the source's pages"},
 			&cli.IntFlag{Name: "writers", Usage: "connections writing batches at once (default: one per core, at most 4)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
 		},
@@ -33,6 +35,9 @@ func importCommand() *cli.Command {
 			}
 			if w := c.Int("writers"); w < 0 || w > maxImportWriters {
 				return usageError("import: --writers %d is out of range; use 1 to %d (or leave it out for the default)", w, maxImportWriters)
+			}
+			if c.Bool("force") && !c.Bool("prune") {
+				return usageError("import: --force only applies to --prune; add --prune or drop --force")
 			}
 			b, err := openBrain(c)
 			if err != nil {
@@ -46,15 +51,22 @@ func importCommand() *cli.Command {
 			bar := progress.New(c.App.ErrWriter, "importing", !c.Bool("json"))
 			sum, err := ingest.ImportDir(c.Context, b, c.Args().First(), ingest.Options{
 				Source: c.String("source"), NoEmbed: c.Bool("no-embed"), Embedder: emb,
-				Prune: c.Bool("prune"), Writers: c.Int("writers"), Progress: bar.Update,
+				Prune: c.Bool("prune"), Force: c.Bool("force"), Writers: c.Int("writers"), Progress: bar.Update,
 			})
 			bar.Done()
 			if err != nil {
 				return err
 			}
+			printWarnings(c.App.ErrWriter, sum)
 			if c.Bool("json") {
 				if sum.Failures == nil {
 					sum.Failures = []ingest.Failure{}
+				}
+				if sum.Skipped == nil {
+					sum.Skipped = []ingest.Skipped{}
+				}
+				if sum.Collisions == nil {
+					sum.Collisions = []ingest.Collision{}
 				}
 				if err := json.NewEncoder(c.App.Writer).Encode(sum); err != nil {
 					return err
@@ -62,7 +74,7 @@ func importCommand() *cli.Command {
 			} else {
 				printSummary(c.App.Writer, sum)
 			}
-			if sum.Failed > 0 {
+			if sum.Failed > 0 || sum.PruneSkipped != "" {
 				return cli.Exit("", 1)
 			}
 			return nil
@@ -74,11 +86,35 @@ func importCommand() *cli.Command {
 // each other's term statistics, and each holds a connection.
 const maxImportWriters = 16
 
+// printWarnings names, on stderr, what an import did not do as asked: each
+// skipped entry, each file stored under a suffixed slug, a prune not done.
+func printWarnings(w io.Writer, s ingest.Summary) {
+	for _, k := range s.Skipped {
+		fmt.Fprintf(w, "pgbrain: skipped %s: %s\n", k.Path, k.Reason)
+	}
+	for _, c := range s.Collisions {
+		if c.KeptBy != "" {
+			fmt.Fprintf(w, "pgbrain: %s is stored as %s: %s already maps to %s\n", c.Path, c.Slug, c.KeptBy, c.PlainSlug)
+		} else {
+			fmt.Fprintf(w, "pgbrain: %s is stored as %s, the slug an earlier import gave it when another file mapped to %s\n", c.Path, c.Slug, c.PlainSlug)
+		}
+	}
+	if s.PruneSkipped != "" {
+		fmt.Fprintf(w, "pgbrain: not pruned: %s\n", s.PruneSkipped)
+	}
+}
+
 func printSummary(w io.Writer, s ingest.Summary) {
 	fmt.Fprintf(w, "imported %d files in %.1fs: %d added, %d updated, %d unchanged, %d failed",
 		s.Files, s.Elapsed.Seconds(), s.Added, s.Updated, s.Unchanged, s.Failed)
 	if s.Pruned > 0 {
 		fmt.Fprintf(w, ", %d pruned", s.Pruned)
+	}
+	if len(s.Skipped) > 0 {
+		fmt.Fprintf(w, ", %d skipped", len(s.Skipped))
+	}
+	if len(s.Collisions) > 0 {
+		fmt.Fprintf(w, ", %d renamed for slug collisions", len(s.Collisions))
 	}
 	fmt.Fprintln(w)
 	for _, f := range s.Failures {
@@ -109,7 +145,7 @@ func putCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			sum, err := ingest.PutPage(c.Context, b, c.Args().First(), data, ingest.Options{
+			sum, err := ingest.PutPage(c.Context, b, markdown.NormalizeSlug(c.Args().First()), data, ingest.Options{
 				Source: c.String("source"), NoEmbed: c.Bool("no-embed"), Embedder: emb,
 			})
 			if err != nil {
@@ -143,7 +179,7 @@ func getCommand() *cli.Command {
 				return err
 			}
 			defer b.Close()
-			p, err := b.GetPage(c.Context, c.String("source"), c.Args().First())
+			p, err := b.GetPage(c.Context, c.String("source"), markdown.NormalizeSlug(c.Args().First()))
 			if err != nil {
 				return err
 			}
@@ -209,7 +245,7 @@ func deleteCommand() *cli.Command {
 				return err
 			}
 			defer b.Close()
-			if err := b.DeletePage(c.Context, c.String("source"), c.Args().First()); err != nil {
+			if err := b.DeletePage(c.Context, c.String("source"), markdown.NormalizeSlug(c.Args().First())); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.App.ErrWriter, "pgbrain: deleted %s\n", c.Args().First())

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/pgbrain/pgbrain/client/markdown"
+	"github.com/pgbrain/pgbrain/testdb"
+)
+
+// import names collisions and skipped entries on stderr and in --json,
+// get accepts every slug exactly as list shows it, and a prune that would
+// delete most of a source exits 1 and deletes nothing unless --force.
+func TestImportNamesCollisionsAndSkippedEntries(t *testing.T) {
+	url := testdb.New(t)
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"A B.md": "# A B\n\nspace\n", "a-b.md": "# a-b\n\nhyphen\n",
+		"C++.md": "# C++\n\nclasses\n", "C.md": "# C\n\nno classes\n",
+		"東京.md": "# 東京\n\n首都\n", "Café.md": "# Café\n\ncrème\n", "🎉.md": "# party\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := pgbrain(t, url, "", "import", "--no-embed", "--json", dir)
+	var sum struct {
+		Files, Added int
+		Skipped      []struct{ Path, Reason string }
+		Collisions   []struct {
+			Path, Slug string
+			PlainSlug  string `json:"plain_slug"`
+			KeptBy     string `json:"kept_by"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatalf("import --json printed %q: %v", out, err)
+	}
+	suffixed := markdown.SuffixSlug("a-b", "a-b.md")
+	if code != 0 || sum.Files != 7 || sum.Added != 7 {
+		t.Fatalf("import: code %d, %+v, stderr %q", code, sum, errOut)
+	}
+	if len(sum.Collisions) != 1 || sum.Collisions[0].Path != "a-b.md" || sum.Collisions[0].Slug != suffixed || sum.Collisions[0].KeptBy != "A B.md" {
+		t.Fatalf("collisions = %+v, want a-b.md stored as %s", sum.Collisions, suffixed)
+	}
+	if len(sum.Skipped) != 1 || sum.Skipped[0].Path != "pipe.md" || !strings.Contains(sum.Skipped[0].Reason, "FIFO") {
+		t.Fatalf("skipped = %+v, want pipe.md named", sum.Skipped)
+	}
+	for _, want := range []string{"a-b.md is stored as " + suffixed, "skipped pipe.md: named pipe (FIFO)"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr %q does not say %q", errOut, want)
+		}
+	}
+
+	// Every slug list shows is one get accepts.
+	out, _, _ = pgbrain(t, url, "", "list", "--json")
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var p struct{ Slug string }
+		if err := json.Unmarshal([]byte(line), &p); err != nil {
+			t.Fatal(err)
+		}
+		if body, errOut, code := pgbrain(t, url, "", "get", p.Slug); code != 0 || body == "" {
+			t.Errorf("get %q: code %d, %s", p.Slug, code, errOut)
+		}
+		n++
+	}
+	if n != 7 {
+		t.Fatalf("list shows %d pages, want 7", n)
+	}
+	if body, _, code := pgbrain(t, url, "", "get", "cafe\u0301"); code != 0 || !strings.Contains(body, "crème") {
+		t.Errorf("get of the NFD spelling: code %d, %q", code, body)
+	}
+
+	if _, errOut, code := pgbrain(t, url, "", "import", "--force", dir); code != 2 || !strings.Contains(errOut, "--force only applies to --prune") {
+		t.Errorf("--force without --prune: code %d, %q", code, errOut)
+	}
+	empty := t.TempDir()
+	out, errOut, code = pgbrain(t, url, "", "import", "--prune", empty)
+	if code != 1 || !strings.Contains(errOut, "not pruned: pruning would delete 7 of the 7 pages") {
+		t.Fatalf("prune of everything: code %d, out %q, stderr %q", code, out, errOut)
+	}
+	if out, _, _ = pgbrain(t, url, "", "list", "--json"); strings.Count(out, "\n") != 7 {
+		t.Fatalf("pages after a refused prune: %q", out)
+	}
+	if _, _, code = pgbrain(t, url, "", "import", "--prune", "--force", empty); code != 0 {
+		t.Fatalf("forced prune: code %d", code)
+	}
+	if out, _, _ = pgbrain(t, url, "", "list", "--json"); out != "" {
+		t.Fatalf("pages after a forced prune: %q", out)
+	}
+}
