@@ -4,8 +4,8 @@
 --
 -- Guarantees: the same text always yields the same vector({{.dim}}); the
 -- vector is L2-normalised (so cosine distance is meaningful) or NULL when the
--- text has no indexable words. Features are the stemmed lexemes of the
--- english text-search configuration, signed-hashed into {{.dim}} buckets with
+-- text has no indexable words. Features are the lexemes of
+-- brain.text_tsvector (english stemming, accents folded, CJK bigrams), signed-hashed into {{.dim}} buckets with
 -- weight (1 + ln tf), doubled for title (weight A) lexemes. Query and chunk
 -- vectors live in the same space because both go through embed_tsvector.
 -- tsv_features(doc) returns that vector together with the document's BM25
@@ -42,7 +42,12 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
 	SELECT (brain.tsv_features(doc)).embedding
 $fn$;
 
+-- embed_local reads text as pages are read (brain.text_tsvector); plpgsql
+-- so that its body, which uses objects of migration 009, is only resolved
+-- when called.
 CREATE OR REPLACE FUNCTION brain.embed_local(t text) RETURNS vector({{.dim}})
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
-	SELECT brain.embed_tsvector(to_tsvector('english'::regconfig, coalesce(t, '')))
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $fn$
+BEGIN
+	RETURN brain.embed_tsvector(brain.text_tsvector(t));
+END
 $fn$;

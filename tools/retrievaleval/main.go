@@ -90,6 +90,7 @@ func hybrid(name string, t search.Tuning) config {
 func configs(grid bool) []config {
 	cs := []config{
 		{"ts_rank OR baseline", tsRankOR},
+		{"OR-BM25, every candidate scored (exhaustive)", exhaustiveBM25},
 		{"keyword-only (BM25, `search`)", config{}.keyword()},
 		hybrid("vector-only (local embedder)", search.Tuning{KeywordWeight: f(0)}),
 		hybrid("hybrid, defaults (`query`)", search.Tuning{}),
@@ -135,6 +136,33 @@ func tsRankOR(ctx context.Context, db *pgxpool.Pool, q string, k int) ([]string,
 				ORDER BY c.page_id, ts_rank(c.tsv, oq.q) DESC, c.id)
 		SELECT p.source_id || '::' || p.slug FROM hits h JOIN brain.pages p ON p.id = h.page_id
 		ORDER BY h.r DESC, h.id LIMIT $2`, q, k)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// exhaustiveBM25 is BM25 over the OR of every query word with no candidate
+// cut (brain.keyword_scan(..., exhaustive => true)), best chunk per page:
+// the reference the keyword arm's bounded cut is measured against.
+func exhaustiveBM25(ctx context.Context, db *pgxpool.Pool, q string, k int) ([]string, error) {
+	rows, err := db.Query(ctx, `
+		WITH hits AS (
+			SELECT DISTINCT ON (s.page_id) s.page_id, s.score, s.chunk_id
+			FROM brain.keyword_scan($1, 1000, exhaustive => true) s
+			WHERE s.chunk_id IS NOT NULL
+			ORDER BY s.page_id, s.score DESC, s.chunk_id)
+		SELECT p.source_id || '::' || p.slug FROM hits h JOIN brain.pages p ON p.id = h.page_id
+		ORDER BY h.score DESC, h.chunk_id LIMIT $2`, q, k)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,5 @@
+-- 008_reserved: holds number 8 for a change made in parallel (tern needs
+-- contiguous numbers); it changes nothing but the recorded schema version.
+-- Replaced by that change's own migration 008 when both are merged.
+
+UPDATE brain.config SET value = '8' WHERE key = 'schema_version';
