@@ -16,8 +16,9 @@
 --   docs/retrieval.md): every chunk holding one of the query's rarest terms
 --   (document frequencies summing to at most keyword_candidates; a single
 --   term past that is cut by length-normalised ts_rank), plus up to
---   keyword_candidates chunks matching all word groups but at most one
---   (so a chunk whose words are all common is not lost). MaxScore bound:
+--   keyword_candidates chunks matching all word groups but at most one,
+--   groups no chunk holds not counted (so a chunk whose words are all
+--   common is not lost). MaxScore bound:
 --   a chunk holding none of the rare terms scores at most the sum of the
 --   other terms' bounds idf·(k1 + 1)·(1 + strict_bonus); when that is below
 --   the lim-th score, the top lim equal exhaustive BM25's (meta exact =
@@ -69,6 +70,7 @@ DECLARE
 	phrases_dropped boolean := false;
 	i int;
 	near tsquery;
+	live tsquery[];
 	cap_near int := greatest(brain.search_setting('keyword_candidates')::int, 10);
 BEGIN
 	lim := least(greatest(coalesce(lim, 10), 1), 1000);
@@ -93,6 +95,9 @@ BEGIN
 	INTO lex, dfs, idfs
 	FROM unnest(p.terms) AS l (lexeme) LEFT JOIN brain.term_stats t ON t.lexeme = l.lexeme;
 
+	live := ARRAY(SELECT g FROM unnest(p.groups) g WHERE EXISTS (
+		SELECT 1 FROM unnest(brain.tsquery_terms(g)) l JOIN brain.term_stats t ON t.lexeme = l WHERE t.doc_freq > 0));
+
 	<<retry>>
 	LOOP
 		-- Round 0: the rarest terms within the budget (at least one) ...
@@ -114,9 +119,10 @@ BEGIN
 		END IF;
 		-- ... and the chunks matching all word groups but at most one: one
 		-- GIN scan, usually few rows, which catches the right chunk when its
-		-- words are common ones.
-		IF NOT exhaustive AND cardinality(p.groups) > 1 THEN
-			near := brain.near_strict(p.groups, 1);
+		-- words are common ones. Groups no chunk holds (a misspelling) do
+		-- not count, or they would use up the one group that may be missing.
+		IF NOT exhaustive AND cardinality(live) > 1 THEN
+			near := brain.near_strict(live, 1);
 			found := ARRAY(SELECT DISTINCT x FROM unnest(coalesce(found, '{}') || coalesce(brain.keyword_candidates(
 				CASE WHEN filt IS NULL THEN near ELSE near && filt END,
 				cap_near, source_ids, only_compiled), '{}')) x);

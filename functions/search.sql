@@ -1,5 +1,6 @@
 -- brain.search(q, qvec, lim, detail, source_ids, per_page, keyword_weight,
---              vector_weight, rrf_k, type_share, snippets, embed):
+--              vector_weight, rrf_k, type_share, snippets, embed,
+--              vector_fill_only):
 -- the one search entry point; psql, the CLI, MCP, replay and gates all call
 -- it, so they cannot disagree about results or about how a search ran.
 --
@@ -21,7 +22,8 @@
 --   brain's embedder is 'local', brain.embed_local(q) computed here; else
 --   none (keyword only).
 -- * Vector arm: runs when its weight > 0 and a vector exists, and, when
---   search.vector_fill_only is 1 (the default for the 'local' embedder,
+--   vector_fill_only (NULL: search.vector_fill_only) is true (the default
+--   for the 'local' embedder,
 --   whose arm adds no recall once the keyword arm is sound; see
 --   docs/retrieval.md), only when the keyword arm found fewer than lim
 --   pages. Semantic embedders (vector_fill_only 0) always fuse.
@@ -39,7 +41,8 @@ CREATE OR REPLACE FUNCTION brain.search(
 	rrf_k float8 DEFAULT NULL,
 	type_share float8 DEFAULT NULL,
 	snippets boolean DEFAULT true,
-	embed boolean DEFAULT true)
+	embed boolean DEFAULT true,
+	vector_fill_only boolean DEFAULT NULL)
 RETURNS TABLE (slug text, source_id text, page_id bigint, chunk_id bigint, chunk_index int,
 	chunk_source text, title text, type text, score float8, keyword_rank int, vector_rank int,
 	snippet text, meta jsonb)
@@ -50,7 +53,7 @@ DECLARE
 	wv float8 := coalesce(vector_weight, brain.search_setting('vector_weight'));
 	k float8 := coalesce(rrf_k, brain.search_setting('rrf_k'));
 	share float8 := coalesce(type_share, brain.search_setting('type_share'));
-	fill_only boolean := brain.search_setting('vector_fill_only') <> 0;
+	fill_only boolean := coalesce(vector_fill_only, brain.search_setting('vector_fill_only') <> 0);
 	pp int := least(greatest(coalesce(per_page, 1), 1), 10);
 	n int;
 	type_cap int;

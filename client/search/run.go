@@ -33,7 +33,10 @@ type Tuning struct {
 	VectorWeight  *float64
 	RRFK          *float64
 	TypeShare     *float64
-	PerPage       int // chunks per page, default 1
+	// VectorFillOnly overrides search.vector_fill_only: true runs the
+	// vector arm only when the keyword arm found fewer pages than asked.
+	VectorFillOnly *bool
+	PerPage        int // chunks per page, default 1
 }
 
 // CheckQuery refuses text PostgreSQL cannot store or that is too long to be a
@@ -95,7 +98,7 @@ func Hybrid(ctx context.Context, db Querier, q string, qvec []float32, o Options
 const searchSQL = `
 SELECT s.slug, s.source_id, s.page_id, s.chunk_id, s.chunk_index, s.chunk_source, s.title, s.type,
        s.score, s.keyword_rank, s.vector_rank, s.snippet, s.meta
-FROM brain.search($1, $2::text::vector, $3, nullif($4, ''), $5, $6, $7, $8, $9, $10, NOT $11, $12) s`
+FROM brain.search($1, $2::text::vector, $3, nullif($4, ''), $5, $6, $7, $8, $9, $10, NOT $11, $12, $13) s`
 
 // sqlMeta is the part of brain.search's meta the client reports.
 type sqlMeta struct {
@@ -131,7 +134,7 @@ func run(ctx context.Context, db Querier, q string, qvec []float32, useVector bo
 	}
 	start := time.Now()
 	rows, err := db.Query(ctx, searchSQL, q, vec, lim, detail, sources, perPage,
-		t.KeywordWeight, t.VectorWeight, t.RRFK, t.TypeShare, o.NoSnippets, useVector)
+		t.KeywordWeight, t.VectorWeight, t.RRFK, t.TypeShare, o.NoSnippets, useVector, t.VectorFillOnly)
 	if err != nil {
 		return nil, fmt.Errorf("searching for %q: %w", abbreviate(q), err)
 	}

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -30,18 +31,19 @@ func main() {
 	qrelsPath := flag.String("qrels", "sample/qrels.json", "qrels file (schema_version 1)")
 	k := flag.Int("k", 10, "cut-off for recall, MRR and hit rate")
 	grid := flag.Bool("grid", false, "also score a grid of fusion weights and k")
+	only := flag.String("only", "", "score only the configurations whose name contains this text")
 	flag.Parse()
 	if *db == "" || flag.NArg() != 0 {
-		fmt.Fprintln(os.Stderr, "usage: retrievaleval -db URL [-qrels FILE] [-k N] [-grid]")
+		fmt.Fprintln(os.Stderr, "usage: retrievaleval -db URL [-qrels FILE] [-k N] [-grid] [-only TEXT]")
 		os.Exit(2)
 	}
-	if err := run(context.Background(), os.Stdout, *db, *qrelsPath, *k, *grid); err != nil {
+	if err := run(context.Background(), os.Stdout, *db, *qrelsPath, *k, *grid, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "retrievaleval:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, out io.Writer, dbURL, qrelsPath string, k int, grid bool) error {
+func run(ctx context.Context, out io.Writer, dbURL, qrelsPath string, k int, grid bool, only string) error {
 	qrels, err := eval.ReadQrelsFile(qrelsPath)
 	if err != nil {
 		return err
@@ -52,23 +54,32 @@ func run(ctx context.Context, out io.Writer, dbURL, qrelsPath string, k int, gri
 		return fmt.Errorf("connecting to %s: %w", dbURL, err)
 	}
 	defer pool.Close()
-	cfgs := configs(grid)
+	var cfgs []config
+	for _, c := range configs(grid) {
+		if strings.Contains(c.name, only) {
+			cfgs = append(cfgs, c)
+		}
+	}
 	fmt.Fprintf(out, "%d queries from %s, k=%d\n\n", len(qs), qrelsPath, k)
-	fmt.Fprintln(out, "| configuration | recall@k | MRR@k | hit@k | top-1 | mean ms |")
-	fmt.Fprintln(out, "|---|---|---|---|---|---|")
+	fmt.Fprintln(out, "| configuration | recall@k | MRR@k | hit@k | top-1 | empty answers | mean ms |")
+	fmt.Fprintln(out, "|---|---|---|---|---|---|---|")
 	for _, c := range cfgs {
 		var m metrics
+		empty := 0
 		start := time.Now()
 		for _, q := range qs {
 			got, err := c.run(ctx, pool, q.Text, k)
 			if err != nil {
 				return fmt.Errorf("%s, query %s: %w", c.name, q.ID, err)
 			}
+			if len(got) == 0 {
+				empty++
+			}
 			m.add(score(q.Grades, got, k))
 		}
 		ms := float64(time.Since(start).Microseconds()) / 1000 / float64(len(qs))
 		m.div(len(qs))
-		fmt.Fprintf(out, "| %s | %.3f | %.3f | %.3f | %.3f | %.1f |\n", c.name, m.Recall, m.MRR, m.Hit, m.Top1, ms)
+		fmt.Fprintf(out, "| %s | %.3f | %.3f | %.3f | %.3f | %d | %.1f |\n", c.name, m.Recall, m.MRR, m.Hit, m.Top1, empty, ms)
 	}
 	return nil
 }
@@ -79,6 +90,10 @@ type config struct {
 }
 
 func f(v float64) *float64 { return &v }
+
+// always turns off search.vector_fill_only, to measure what the vector arm
+// adds when it is fused into every query.
+var always = false
 
 func hybrid(name string, t search.Tuning) config {
 	return config{name, func(ctx context.Context, db *pgxpool.Pool, q string, k int) ([]string, error) {
@@ -95,6 +110,7 @@ func configs(grid bool) []config {
 		hybrid("vector-only (local embedder)", search.Tuning{KeywordWeight: f(0)}),
 		hybrid("hybrid, defaults (`query`)", search.Tuning{}),
 		hybrid("hybrid, plain RRF (w_v=1, k=60)", search.Tuning{VectorWeight: f(1), RRFK: f(60)}),
+		hybrid("hybrid, vector arm always fused (w_v=0.25, k=10)", search.Tuning{VectorFillOnly: &always}),
 	}
 	if grid {
 		for _, k := range []float64{10, 30, 60} {
