@@ -31,7 +31,8 @@
 -- * Order is score DESC, chunk id ASC. lim is clamped to 1..1000.
 -- keyword_scan returns the ranked rows and then one last row with
 -- chunk_id NULL whose meta column describes the scan: {candidates, rounds,
--- terms_scanned, terms_total, exact, phrases_dropped}.
+-- terms_scanned, terms_total, exact, phrases_dropped, parser} (parser is
+-- brain.parse_query's info, so callers need not parse again).
 CREATE OR REPLACE FUNCTION brain.keyword_scan(
 	q text,
 	lim int DEFAULT 10,
@@ -81,7 +82,8 @@ BEGIN
 	n_terms := cardinality(p.terms);
 	IF n_terms = 0 THEN
 		RETURN QUERY SELECT NULL::bigint, NULL::bigint, NULL::float8, NULL::int,
-			jsonb_build_object('candidates', 0, 'rounds', 0, 'terms_scanned', 0, 'terms_total', 0, 'exact', true, 'phrases_dropped', false);
+			jsonb_build_object('candidates', 0, 'rounds', 0, 'terms_scanned', 0, 'terms_total', 0, 'exact', true, 'phrases_dropped', false,
+				'parser', p.info);
 		RETURN;
 	END IF;
 	filt := p.filter_q;
@@ -178,7 +180,8 @@ BEGIN
 	LIMIT lim;
 	RETURN QUERY SELECT NULL::bigint, NULL::bigint, NULL::float8, NULL::int,
 		jsonb_build_object('candidates', cardinality(ids), 'rounds', rounds, 'terms_scanned', taken,
-			'terms_total', n_terms, 'exact', exact OR exhaustive, 'phrases_dropped', phrases_dropped);
+			'terms_total', n_terms, 'exact', exact OR exhaustive, 'phrases_dropped', phrases_dropped,
+			'parser', p.info);
 END
 $fn$;
 

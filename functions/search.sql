@@ -58,7 +58,7 @@ DECLARE
 	n int;
 	type_cap int;
 	v vector := qvec;
-	pq record;
+	parser jsonb;
 	hq tsquery;
 	kw_ids bigint[] := '{}';
 	kw_scores float8[] := '{}';
@@ -82,10 +82,6 @@ BEGIN
 	lim := least(greatest(coalesce(lim, 10), 1), 100);
 	n := greatest(30, 3 * lim * pp);
 	type_cap := ceil(least(share, 1.0) * lim)::int;
-	pq := brain.parse_query(q);
-	-- Highlight any of the query's words.
-	SELECT string_agg(brain.lexeme_tsquery(t)::text, ' | ')::tsquery INTO hq FROM unnest(pq.terms) t;
-
 	IF wk > 0 THEN
 		SELECT coalesce(array_agg(s.chunk_id ORDER BY s.keyword_rank) FILTER (WHERE s.chunk_id IS NOT NULL), '{}'),
 		       coalesce(array_agg(s.score ORDER BY s.keyword_rank) FILTER (WHERE s.chunk_id IS NOT NULL), '{}'),
@@ -93,7 +89,14 @@ BEGIN
 		       count(DISTINCT s.page_id), max(s.meta::text)::jsonb
 		INTO kw_ids, kw_scores, kw_ranks, kw_pages, kw_meta
 		FROM brain.keyword_scan(q, n, source_ids, d = 'low') s;
+		parser := kw_meta -> 'parser';
+		kw_meta := kw_meta - 'parser';
+	ELSE
+		parser := (brain.parse_query(q)).info;
 	END IF;
+	-- Highlight any of the query's words.
+	SELECT string_agg(brain.lexeme_tsquery(t)::text, ' | ')::tsquery INTO hq
+	FROM jsonb_array_elements_text(parser -> 'terms') t;
 
 	-- The vector arm is enabled when it has a weight and a query vector;
 	-- it runs unless the keyword arm already filled the list on a brain
@@ -121,7 +124,7 @@ BEGIN
 	m := jsonb_build_object(
 		'detail_resolved', d, 'vector_enabled', enabled, 'vector_ran', run_vec, 'vector_skipped', skipped,
 		'keyword_weight', wk, 'vector_weight', coalesce(vector_weight, brain.search_setting('vector_weight')),
-		'rrf_k', k, 'parser', pq.info, 'keyword_scan', kw_meta);
+		'rrf_k', k, 'parser', parser, 'keyword_scan', kw_meta);
 
 	RETURN QUERY
 	WITH kw AS MATERIALIZED (
