@@ -44,10 +44,13 @@ $fn$;
 
 -- embed_local reads text as pages are read (brain.text_tsvector); plpgsql
 -- so that its body, which uses objects of migration 009, is only resolved
--- when called.
+-- when called (before 009 it reads text with the english configuration).
 CREATE OR REPLACE FUNCTION brain.embed_local(t text) RETURNS vector({{.dim}})
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $fn$
 BEGIN
+	IF to_regproc('brain.text_tsvector') IS NULL THEN
+		RETURN brain.embed_tsvector(to_tsvector('english'::regconfig, coalesce(t, '')));
+	END IF;
 	RETURN brain.embed_tsvector(brain.text_tsvector(t));
 END
 $fn$;

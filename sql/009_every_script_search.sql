@@ -60,6 +60,11 @@ $fn$;
 CREATE OR REPLACE FUNCTION brain.chunk_tsv(title text, body text, chunk_source text) RETURNS tsvector
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $fn$
 BEGIN
+	IF to_regproc('brain.text_tsvector') IS NULL THEN
+		RETURN setweight(to_tsvector('english'::regconfig, coalesce(title, '')), 'A')
+		    || setweight(to_tsvector('english'::regconfig, coalesce(body, '')),
+		                 CASE WHEN chunk_source = 'timeline' THEN 'C' ELSE 'B' END::"char");
+	END IF;
 	RETURN setweight(brain.text_tsvector(title), 'A')
 	    || setweight(brain.text_tsvector(body), CASE WHEN chunk_source = 'timeline' THEN 'C' ELSE 'B' END::"char");
 END
@@ -68,6 +73,9 @@ $fn$;
 CREATE OR REPLACE FUNCTION brain.embed_local(t text) RETURNS vector({{.dim}})
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $fn$
 BEGIN
+	IF to_regproc('brain.text_tsvector') IS NULL THEN
+		RETURN brain.embed_tsvector(to_tsvector('english'::regconfig, coalesce(t, '')));
+	END IF;
 	RETURN brain.embed_tsvector(brain.text_tsvector(t));
 END
 $fn$;
