@@ -31,7 +31,7 @@ func main() {
 	qrelsPath := flag.String("qrels", "sample/qrels.json", "qrels file (schema_version 1)")
 	k := flag.Int("k", 10, "cut-off for recall, MRR and hit rate")
 	grid := flag.Bool("grid", false, "also score a grid of fusion weights and k")
-	only := flag.String("only", "", "score only the configurations whose name contains this text")
+	only := flag.String("only", "", "score only the configurations whose name contains one of these comma-separated texts")
 	flag.Parse()
 	if *db == "" || flag.NArg() != 0 {
 		fmt.Fprintln(os.Stderr, "usage: retrievaleval -db URL [-qrels FILE] [-k N] [-grid] [-only TEXT]")
@@ -56,8 +56,11 @@ func run(ctx context.Context, out io.Writer, dbURL, qrelsPath string, k int, gri
 	defer pool.Close()
 	var cfgs []config
 	for _, c := range configs(grid) {
-		if strings.Contains(c.name, only) {
-			cfgs = append(cfgs, c)
+		for _, o := range strings.Split(only, ",") {
+			if strings.Contains(c.name, o) {
+				cfgs = append(cfgs, c)
+				break
+			}
 		}
 	}
 	fmt.Fprintf(out, "%d queries from %s, k=%d\n\n", len(qs), qrelsPath, k)
