@@ -13,8 +13,8 @@
 --   brain.detect_detail's, else 'medium'); vector_enabled (the vector arm
 --   has a weight > 0 and a query vector: false when search.vector_weight is
 --   0 or no vector could be made); vector_ran (it actually ran);
---   vector_skipped (why it did not run: 'weight_zero', 'no_vector',
---   'keyword_filled', or null); keyword_weight,
+--   vector_skipped (why it did not run: 'weight_zero', 'no_terms' (the
+--   query has no positive word), 'no_vector', 'keyword_filled', or null); keyword_weight,
 --   vector_weight, rrf_k (the values used); parser (brain.parse_query's
 --   info); keyword_scan (the candidate cut: candidates, rounds,
 --   terms_scanned, terms_total, exact, phrases_dropped).
@@ -104,6 +104,10 @@ BEGIN
 	-- query with keyword hits has, is not even computed).
 	IF wv = 0 THEN
 		skipped := 'weight_zero';
+	ELSIF jsonb_array_length(parser -> 'terms') = 0 THEN
+		-- Nothing positive to look for ("-word" alone, stop words): the
+		-- vector of "-zebra" would find zebra pages.
+		skipped := 'no_terms';
 	ELSIF fill_only AND wk > 0 AND kw_pages >= lim
 	      AND (v IS NOT NULL OR (coalesce(embed, true) AND brain.embedder() = 'local')) THEN
 		enabled := true;

@@ -86,6 +86,7 @@ func TestMetaFromSQLIsWhatTheClientReports(t *testing.T) {
 		{"phrase and negation", `"zebra meadow" -quartz`, "low", false, true, nil},
 		{"nothing matches", "zzyzzx", "", false, true, nil},
 		{"DBA turned the vector arm off", "zebra", "", true, false, "weight_zero"},
+		{"negation alone has nothing to look for", "-zebra", "", false, false, "no_terms"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
