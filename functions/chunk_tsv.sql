@@ -4,12 +4,12 @@
 --
 -- Guarantees: the page title is weighted A, compiled-truth text B and
 -- timeline text C, so a title match outranks a body match and timeline
--- entries rank below the compiled truth. Uses the english configuration, the
--- same one every search function parses queries with.
+-- entries rank below the compiled truth. Text goes through
+-- brain.text_tsvector (CJK runs as bigrams, accents folded, english
+-- stemming), the same pipeline brain.parse_query reads queries with.
 CREATE OR REPLACE FUNCTION brain.chunk_tsv(title text, body text, chunk_source text) RETURNS tsvector
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
-	SELECT setweight(to_tsvector('english'::regconfig, coalesce(title, '')), 'A')
-	    || setweight(to_tsvector('english'::regconfig, coalesce(body, '')),
-	                 CASE WHEN chunk_source = 'timeline' THEN 'C' ELSE 'B' END::"char");
+	SELECT setweight(brain.text_tsvector(title), 'A')
+	    || setweight(brain.text_tsvector(body), CASE WHEN chunk_source = 'timeline' THEN 'C' ELSE 'B' END::"char");
 END;

@@ -1,13 +1,11 @@
--- Versioned: stored data or a CHECK depends on this definition, so the
--- migrations install it; change it only in a new migration (docs/migrations.md).
 -- brain.tsv_features(doc), brain.embed_tsvector(doc) and
 -- brain.embed_local(text): the offline, deterministic "local" embedder,
 -- computable in plain SQL.
 --
 -- Guarantees: the same text always yields the same vector({{.dim}}); the
 -- vector is L2-normalised (so cosine distance is meaningful) or NULL when the
--- text has no indexable words. Features are the stemmed lexemes of the
--- english text-search configuration, signed-hashed into {{.dim}} buckets with
+-- text has no indexable words. Features are the lexemes of
+-- brain.text_tsvector (english stemming, accents folded, CJK bigrams), signed-hashed into {{.dim}} buckets with
 -- weight (1 + ln tf), doubled for title (weight A) lexemes. Query and chunk
 -- vectors live in the same space because both go through embed_tsvector.
 -- tsv_features(doc) returns that vector together with the document's BM25
@@ -46,8 +44,9 @@ BEGIN ATOMIC
 	SELECT (brain.tsv_features(doc)).embedding;
 END;
 
+-- embed_local reads text as pages are read (brain.text_tsvector).
 CREATE OR REPLACE FUNCTION brain.embed_local(t text) RETURNS vector({{.dim}})
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
-	SELECT brain.embed_tsvector(to_tsvector('english'::regconfig, coalesce(t, '')));
+	SELECT brain.embed_tsvector(brain.text_tsvector(t));
 END;

@@ -13,9 +13,11 @@
 {{ template "vector_index.sql" . }}
 {{ template "search_settings.sql" . }}
 {{ template "detect_detail.sql" . }}
+{{ template "parse_query.sql" . }}
 {{ template "keyword_candidates.sql" . }}
 {{ template "keyword_search.sql" . }}
 {{ template "vector_search.sql" . }}
+{{ template "search.sql" . }}
 {{ template "hybrid_search.sql" . }}
 {{ template "query.sql" . }}
 {{ template "eval_export.sql" . }}

@@ -1,109 +1,262 @@
+-- brain.keyword_scan(q, lim, source_ids, compiled_only, exhaustive) and
 -- brain.keyword_search(q, lim, source_ids, compiled_only): the keyword arm,
--- ranked chunks by BM25.
+-- chunks ranked by BM25.
 --
 -- Guarantees:
--- * Raw input is parsed with websearch_to_tsquery, so quotes, `or`, `-`,
---   punctuation and arbitrary junk never raise a syntax error; a query with
---   no indexable words returns no rows.
--- * Candidates come from the GIN index on chunks.tsv: strict AND first; only
---   when AND finds nothing, and the query has no quoted phrase or negation,
---   an OR over its terms (the rarest terms whose document frequencies fit the
---   candidate budget, so a common word cannot flood the scan).
--- * Each candidate is scored with BM25 (k1, b from brain.search_setting):
---   idf = ln(1 + (N - df + 0.5) / (df + 0.5)) from brain.term_stats and
---   brain.corpus_stats (kept current by triggers), tf counts every position
---   weighted by field (title A x title_weight, compiled truth B x 1,
---   timeline C x timeline_weight), length-normalised by chunks.doc_len
---   against the corpus average.
--- * More than `keyword_candidates` matches are first cut to that many by
---   ts_rank (cover density-free, length-normalised) so latency stays bounded.
--- * Order is score DESC, chunk id ASC: the same input gives the same order.
---   lim is clamped to 1..1000 (fusion asks for more than the 100 shown).
+-- * The query is read by brain.parse_query: a bag of words; quoted phrases
+--   and -negations are required of every result; nothing raises on raw
+--   input; a query without indexable positive words returns no rows.
+-- * Every query term counts: score = Σ_t idf(t) · tf'(t)(k1 + 1) /
+--   (tf'(t) + k1(1 − b + b·doc_len/avgdl)) over all of the query's terms
+--   (k1, b, field weights from brain.search_setting), times
+--   (1 + strict_bonus) when the chunk matches the whole strict query (all
+--   word groups). The bonus is small, so a chunk matching nearly all terms
+--   is never buried under weaker chunks matching all of them.
+-- * Candidates (bounded cost, measured against exhaustive BM25 in
+--   docs/retrieval.md): every chunk holding one of the query's rarest terms
+--   (document frequencies summing to at most keyword_candidates; a single
+--   term past that is cut by length-normalised ts_rank), plus up to
+--   keyword_candidates chunks matching all word groups but at most one,
+--   groups no chunk holds not counted (so a chunk whose words are all
+--   common is not lost). MaxScore bound:
+--   a chunk holding none of the rare terms scores at most the sum of the
+--   other terms' bounds idf·(k1 + 1)·(1 + strict_bonus); when that is below
+--   the lim-th score, the top lim equal exhaustive BM25's (meta exact =
+--   true). Otherwise, while fewer than keyword_candidates_max (default 0:
+--   off) chunks are scored, the next rarest term's chunks are added and the
+--   bound re-checked. exhaustive = true scores every chunk holding any
+--   term: the reference the cut is measured against.
+-- * If the phrases match nothing, the query is retried without them (never
+--   an empty answer when a page holds one of the positive words).
+-- * Order is score DESC, chunk id ASC. lim is clamped to 1..1000.
+-- keyword_scan returns the ranked rows and then one last row with
+-- chunk_id NULL whose meta column describes the scan: {candidates, rounds,
+-- terms_scanned, terms_total, exact, phrases_dropped, parser} (parser is
+-- brain.parse_query's info, so callers need not parse again).
+CREATE OR REPLACE FUNCTION brain.keyword_scan(
+	q text,
+	lim int DEFAULT 10,
+	source_ids text[] DEFAULT NULL,
+	compiled_only boolean DEFAULT false,
+	exhaustive boolean DEFAULT false)
+RETURNS TABLE (chunk_id bigint, page_id bigint, score float8, keyword_rank int, meta jsonb)
+LANGUAGE plpgsql STABLE ROWS 30 SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+DECLARE
+	p record;
+	filt tsquery;
+	budget float8 := greatest(brain.search_setting('keyword_candidates'), 10);
+	max_cand int := greatest(brain.search_setting('keyword_candidates_max')::int, 0);
+	bonus float8 := greatest(brain.search_setting('strict_bonus'), 0);
+	k1 float8 := brain.search_setting('bm25_k1');
+	b float8 := brain.search_setting('bm25_b');
+	w_a float8 := brain.search_setting('title_weight');
+	w_c float8 := brain.search_setting('timeline_weight');
+	only_compiled boolean := coalesce(compiled_only, false);
+	n_docs float8;
+	avgdl float8;
+	lex text[];
+	dfs float8[];
+	idfs float8[];
+	n_terms int;
+	taken int := 0;
+	round_q tsquery;
+	cum float8 := 0;
+	found bigint[];
+	ids bigint[] := '{}';
+	scores float8[] := '{}';
+	theta float8;
+	rest_ub float8;
+	exact boolean := true;
+	rounds int := 0;
+	phrases_dropped boolean := false;
+	i int;
+	near tsquery;
+	live tsquery[];
+	cap_near int := greatest(brain.search_setting('keyword_candidates')::int, 10);
+BEGIN
+	lim := least(greatest(coalesce(lim, 10), 1), 1000);
+	IF q IS NULL THEN
+		RETURN;
+	END IF;
+	p := brain.parse_query(q);
+	n_terms := cardinality(p.terms);
+	IF n_terms = 0 THEN
+		RETURN QUERY SELECT NULL::bigint, NULL::bigint, NULL::float8, NULL::int,
+			jsonb_build_object('candidates', 0, 'rounds', 0, 'terms_scanned', 0, 'terms_total', 0, 'exact', true, 'phrases_dropped', false,
+				'parser', p.info);
+		RETURN;
+	END IF;
+	filt := p.filter_q;
+	SELECT greatest(s.n_docs, 1), greatest(s.total_len::float8 / greatest(s.n_docs, 1), 1)
+	INTO n_docs, avgdl FROM brain.corpus_stats s;
+	-- Terms rarest first; a term no chunk holds has df 0 and bound 0.
+	SELECT array_agg(l.lexeme ORDER BY coalesce(t.doc_freq, 0), l.lexeme),
+	       array_agg(coalesce(t.doc_freq, 0)::float8 ORDER BY coalesce(t.doc_freq, 0), l.lexeme),
+	       array_agg(ln(1 + (n_docs - coalesce(t.doc_freq, 0) + 0.5) / (coalesce(t.doc_freq, 0) + 0.5))
+	                 ORDER BY coalesce(t.doc_freq, 0), l.lexeme)
+	INTO lex, dfs, idfs
+	FROM unnest(p.terms) AS l (lexeme) LEFT JOIN brain.term_stats t ON t.lexeme = l.lexeme;
+
+	live := ARRAY(SELECT g FROM unnest(p.groups) g WHERE EXISTS (
+		SELECT 1 FROM unnest(brain.tsquery_terms(g)) l JOIN brain.term_stats t ON t.lexeme = l WHERE t.doc_freq > 0));
+
+	<<retry>>
+	LOOP
+		-- Round 0: the rarest terms within the budget (at least one) ...
+		taken := 0;
+		cum := 0;
+		round_q := NULL;
+		WHILE taken < n_terms AND (taken = 0 OR exhaustive OR cum + dfs[taken + 1] <= budget) LOOP
+			taken := taken + 1;
+			cum := cum + dfs[taken];
+			round_q := CASE WHEN round_q IS NULL THEN brain.lexeme_tsquery(lex[taken])
+			                ELSE round_q || brain.lexeme_tsquery(lex[taken]) END;
+		END LOOP;
+		-- (one term alone may exceed the budget: then it is cut by ts_rank)
+		found := brain.keyword_candidates(
+			CASE WHEN filt IS NULL THEN round_q ELSE round_q && filt END,
+			CASE WHEN exhaustive THEN 2147483646 ELSE greatest(budget::int, lim) END, source_ids, only_compiled);
+		IF NOT exhaustive AND cardinality(found) >= greatest(budget::int, lim) THEN
+			exact := false;
+		END IF;
+		-- ... and the chunks matching all word groups but at most one: one
+		-- GIN scan, usually few rows, which catches the right chunk when its
+		-- words are common ones. Groups no chunk holds (a misspelling) do
+		-- not count, or they would use up the one group that may be missing.
+		IF NOT exhaustive AND cardinality(live) > 1 THEN
+			near := brain.near_strict(live, 1);
+			found := ARRAY(SELECT DISTINCT x FROM unnest(coalesce(found, '{}') || coalesce(brain.keyword_candidates(
+				CASE WHEN filt IS NULL THEN near ELSE near && filt END,
+				cap_near, source_ids, only_compiled), '{}')) x);
+		END IF;
+		rounds := 1;
+		ids := '{}';
+		scores := '{}';
+		LOOP
+			IF cardinality(found) > 0 THEN
+				SELECT ids || array_agg(s.id), scores || array_agg(s.sc) INTO ids, scores
+				FROM brain.bm25_scores(found, lex, idfs, p.strict_q, k1, b, w_a, w_c, avgdl, bonus) s;
+			END IF;
+			EXIT WHEN taken >= n_terms OR exhaustive;
+			SELECT x INTO theta FROM unnest(scores) x ORDER BY x DESC OFFSET lim - 1 LIMIT 1;
+			SELECT coalesce(sum(u), 0) * (k1 + 1) * (1 + bonus) INTO rest_ub
+			FROM unnest(idfs[taken + 1:], dfs[taken + 1:]) AS v (u, d) WHERE d > 0;
+			EXIT WHEN theta IS NOT NULL AND rest_ub < theta;
+			IF cardinality(ids) >= max_cand THEN
+				exact := false;
+				EXIT;
+			END IF;
+			taken := taken + 1;
+			rounds := rounds + 1;
+			found := brain.keyword_candidates(
+				CASE WHEN filt IS NULL THEN brain.lexeme_tsquery(lex[taken]) ELSE brain.lexeme_tsquery(lex[taken]) && filt END,
+				max_cand, source_ids, only_compiled);
+			-- Only chunks not scored yet; the cut keeps the total bounded.
+			found := ARRAY(SELECT f FROM unnest(found) f EXCEPT SELECT s FROM unnest(ids) s);
+			IF cardinality(found) > max_cand - cardinality(ids) THEN
+				exact := false;
+				found := ARRAY(
+					SELECT c.id FROM brain.chunks c WHERE c.id = ANY (found)
+					ORDER BY ts_rank('{0.1, 0.2, 0.4, 1.0}'::float4[], c.tsv, brain.lexeme_tsquery(lex[taken]), 1) DESC, c.id
+					LIMIT max_cand - cardinality(ids));
+			END IF;
+		END LOOP;
+		-- Phrases that match nothing: answer with the words alone.
+		EXIT retry WHEN cardinality(ids) > 0 OR phrases_dropped OR jsonb_array_length(p.info -> 'phrases') = 0;
+		phrases_dropped := true;
+		-- Keep the negations only.
+		filt := NULL;
+		FOR i IN 1 .. jsonb_array_length(p.info -> 'negated') LOOP
+			filt := CASE WHEN filt IS NULL THEN !!brain.words_tsquery(p.info -> 'negated' ->> (i - 1))
+			             ELSE filt && !!brain.words_tsquery(p.info -> 'negated' ->> (i - 1)) END;
+		END LOOP;
+	END LOOP;
+
+	RETURN QUERY
+	SELECT s.id, c.page_id, s.sc, (row_number() OVER (ORDER BY s.sc DESC, s.id))::int, NULL::jsonb
+	FROM unnest(ids, scores) AS s (id, sc)
+	JOIN brain.chunks c ON c.id = s.id
+	ORDER BY s.sc DESC, s.id
+	LIMIT lim;
+	RETURN QUERY SELECT NULL::bigint, NULL::bigint, NULL::float8, NULL::int,
+		jsonb_build_object('candidates', cardinality(ids), 'rounds', rounds, 'terms_scanned', taken,
+			'terms_total', n_terms, 'exact', exact OR exhaustive, 'phrases_dropped', phrases_dropped,
+			'parser', p.info);
+END
+$fn$;
+
+-- brain.near_strict(groups, drop): a tsquery matching whatever matches all
+-- of groups but at most drop of them (the OR, over every way to leave out
+-- drop groups, of the AND of the rest). drop is clamped to 0..2.
+CREATE OR REPLACE FUNCTION brain.near_strict(groups tsquery[], drop int) RETURNS tsquery
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+DECLARE
+	n int := coalesce(cardinality(groups), 0);
+	d int := least(greatest(coalesce(drop, 0), 0), 2, greatest(n - 1, 0));
+	res tsquery;
+	a tsquery;
+	i int;
+	j int;
+	l int;
+BEGIN
+	IF n = 0 THEN
+		RETURN NULL;
+	END IF;
+	FOR i IN 1 .. CASE WHEN d = 0 THEN 1 ELSE n END LOOP
+		FOR j IN CASE WHEN d = 2 THEN i + 1 ELSE n + 1 END .. CASE WHEN d = 2 THEN n ELSE n + 1 END LOOP
+			a := NULL;
+			FOR l IN 1 .. n LOOP
+				CONTINUE WHEN d >= 1 AND l = i;
+				CONTINUE WHEN d = 2 AND l = j;
+				a := CASE WHEN a IS NULL THEN groups[l] ELSE a && groups[l] END;
+			END LOOP;
+			res := CASE WHEN res IS NULL THEN a ELSE res || a END;
+		END LOOP;
+	END LOOP;
+	RETURN res;
+END
+$fn$;
+
+-- brain.bm25_scores(ids, lexemes, idfs, strict_q, k1, b, w_a, w_c, avgdl,
+-- bonus): the BM25 score of each chunk in ids over the given terms (see
+-- keyword_scan), times (1 + bonus) when the chunk matches strict_q.
+CREATE OR REPLACE FUNCTION brain.bm25_scores(
+	ids bigint[], lexemes text[], idfs float8[], strict_q tsquery,
+	k1 float8, b float8, w_a float8, w_c float8, avgdl float8, bonus float8)
+RETURNS TABLE (id bigint, sc float8)
+LANGUAGE sql STABLE
+BEGIN ATOMIC
+	SELECT c.id,
+	       coalesce((
+			SELECT sum(i.idf * x.tf * (k1 + 1) / (x.tf + k1 * (1 - b + b * c.doc_len / avgdl)))
+			FROM (
+				SELECT u.lexeme,
+				       w_a * cardinality(array_positions(u.weights, 'A'))
+				       + w_c * cardinality(array_positions(u.weights, 'C'))
+				       + cardinality(u.weights)
+				       - cardinality(array_positions(u.weights, 'A'))
+				       - cardinality(array_positions(u.weights, 'C')) AS tf
+				-- Keep only the query's lexemes before unnesting: far
+				-- cheaper than unnesting the whole tsvector.
+				FROM unnest(ts_delete(c.tsv, tsvector_to_array(ts_delete(c.tsv, lexemes)))) u
+			) x
+			JOIN unnest(lexemes, idfs) AS i (lexeme, idf) ON i.lexeme = x.lexeme
+			WHERE x.tf > 0), 0)::float8
+	       * CASE WHEN strict_q IS NOT NULL AND c.tsv @@ strict_q THEN 1 + bonus ELSE 1 END
+	FROM brain.chunks c
+	WHERE c.id = ANY (ids);
+END;
+
 CREATE OR REPLACE FUNCTION brain.keyword_search(
 	q text,
 	lim int DEFAULT 10,
 	source_ids text[] DEFAULT NULL,
 	compiled_only boolean DEFAULT false)
 RETURNS TABLE (chunk_id bigint, page_id bigint, score float8, keyword_rank int)
-LANGUAGE plpgsql STABLE ROWS 30 SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
-DECLARE
-	tsq tsquery;
-	or_q tsquery;
-	terms text[];
-	cap int := greatest(brain.search_setting('keyword_candidates')::int, 10);
-	k1 float8 := brain.search_setting('bm25_k1');
-	b float8 := brain.search_setting('bm25_b');
-	w_a float8 := brain.search_setting('title_weight');
-	w_c float8 := brain.search_setting('timeline_weight');
-	n_docs float8;
-	avgdl float8;
-	ids bigint[];
-	only_compiled boolean := coalesce(compiled_only, false);
-BEGIN
-	IF q IS NULL THEN
-		RETURN;
-	END IF;
-	lim := least(greatest(coalesce(lim, 10), 1), 1000);
-	tsq := websearch_to_tsquery('english'::regconfig, q);
-	terms := brain.tsquery_terms(tsq);
-	IF cardinality(terms) = 0 THEN
-		RETURN;
-	END IF;
-
-	ids := brain.keyword_candidates(tsq, cap, source_ids, only_compiled);
-
-	-- OR fill-in: not for phrases or negations, whose meaning OR would drop.
-	IF coalesce(cardinality(ids), 0) < lim AND cardinality(terms) > 1
-	   AND regexp_replace(tsq::text, '''(?:[^'']|'''')*''', '', 'g') !~ '[!<]' THEN
-		SELECT string_agg('''' || replace(replace(e.lexeme, '\', '\\'), '''', '''''') || '''', ' | ')::tsquery
-		INTO or_q
-		FROM (
-			SELECT l.lexeme, sum(coalesce(t.doc_freq, 0)) OVER (ORDER BY coalesce(t.doc_freq, 0), l.lexeme) AS cum,
-			       row_number() OVER (ORDER BY coalesce(t.doc_freq, 0), l.lexeme) AS r
-			FROM unnest(terms) AS l(lexeme)
-			LEFT JOIN brain.term_stats t ON t.lexeme = l.lexeme
-		) e
-		WHERE e.r = 1 OR e.cum <= cap;
-		ids := ARRAY(
-			SELECT DISTINCT x FROM unnest(coalesce(ids, '{}') || coalesce(
-				brain.keyword_candidates(or_q, cap, source_ids, only_compiled), '{}')) x);
-	END IF;
-	IF coalesce(cardinality(ids), 0) = 0 THEN
-		RETURN;
-	END IF;
-
-	SELECT greatest(s.n_docs, 1), greatest(s.total_len::float8 / greatest(s.n_docs, 1), 1)
-	INTO n_docs, avgdl FROM brain.corpus_stats s;
-
-	RETURN QUERY
-	WITH idf AS MATERIALIZED (
-		SELECT l.lexeme,
-		       ln(1 + (n_docs - coalesce(t.doc_freq, 0) + 0.5) / (coalesce(t.doc_freq, 0) + 0.5)) AS idf
-		FROM unnest(terms) AS l(lexeme)
-		LEFT JOIN brain.term_stats t ON t.lexeme = l.lexeme
-	), scored AS (
-		SELECT c.id, c.page_id, c.tsv @@ tsq AS strict,
-		       coalesce((
-				SELECT sum(i.idf * x.tf * (k1 + 1) / (x.tf + k1 * (1 - b + b * c.doc_len / avgdl)))
-				FROM (
-					SELECT u.lexeme,
-					       w_a * cardinality(array_positions(u.weights, 'A'))
-					       + w_c * cardinality(array_positions(u.weights, 'C'))
-					       + cardinality(u.weights)
-					       - cardinality(array_positions(u.weights, 'A'))
-					       - cardinality(array_positions(u.weights, 'C')) AS tf
-					-- Keep only the query's lexemes before unnesting: far cheaper
-					-- than unnesting the whole tsvector.
-					FROM unnest(ts_delete(c.tsv, tsvector_to_array(ts_delete(c.tsv, terms)))) u
-				) x
-				JOIN idf i ON i.lexeme = x.lexeme
-				WHERE x.tf > 0), 0)::float8 AS s
-		FROM brain.chunks c
-		WHERE c.id = ANY (ids)
-	)
-	SELECT sc.id, sc.page_id, sc.s, (row_number() OVER (ORDER BY sc.strict DESC, sc.s DESC, sc.id))::int AS r
-	FROM scored sc
-	ORDER BY r
-	LIMIT lim;
-END
-$fn$;
+LANGUAGE sql STABLE ROWS 30
+BEGIN ATOMIC
+	SELECT k.chunk_id, k.page_id, k.score, k.keyword_rank
+	FROM brain.keyword_scan(q, lim, source_ids, compiled_only) k
+	WHERE k.chunk_id IS NOT NULL
+	ORDER BY k.keyword_rank;
+END;

@@ -23,6 +23,9 @@ BEGIN
 		WHEN 'title_weight' THEN 2.0
 		WHEN 'timeline_weight' THEN 0.5
 		WHEN 'keyword_candidates' THEN 400
+		WHEN 'keyword_candidates_max' THEN 0
+		WHEN 'strict_bonus' THEN 0.1
+		WHEN 'vector_fill_only' THEN CASE WHEN brain.embedder() = 'local' THEN 1 ELSE 0 END
 		WHEN 'type_share' THEN 1.0
 	END;
 	IF d IS NULL THEN

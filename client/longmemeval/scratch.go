@@ -303,8 +303,8 @@ LANGUAGE sql AS $fn$
 	-- One pass over the chunks finds those holding any of the words; only
 	-- they are matched word by word.
 	WITH w AS (
-		SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('english'::regconfig, q))
-		                       || brain.tsquery_terms(websearch_to_tsquery('english'::regconfig, q))) AS lexeme
+		SELECT DISTINCT unnest(tsvector_to_array(brain.text_tsvector(q))
+		                       || (brain.parse_query(q)).terms) AS lexeme
 	), l AS MATERIALIZED (
 		SELECT lexeme, quoted, quoted::tsquery AS match
 		FROM (SELECT lexeme, '''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''' AS quoted FROM w) x

@@ -170,7 +170,8 @@ func (h *harness) stop(t *testing.T) {
 }
 
 type answer struct {
-	Status string `json:"status"`
+	Status string         `json:"status"`
+	Meta   map[string]any `json:"meta"`
 	Error  *struct {
 		Kind    string `json:"kind"`
 		Message string `json:"message"`
@@ -726,6 +727,35 @@ func TestAnswerDoesNotWaitForAudit(t *testing.T) {
 	for i, r := range rows {
 		if r.Tool != calls[i].tool || r.Fingerprint != h.spans.all()[i].CallID {
 			t.Errorf("audit row %d = %+v, want tool %s with the span's call id", i, r, calls[i].tool)
+		}
+	}
+}
+
+// TestMetaIsBrainSearchMeta: what the query and search tools report about
+// how a search ran is brain.search's meta for the same call in SQL.
+func TestMetaIsBrainSearchMeta(t *testing.T) {
+	b := testdb.Open(t)
+	seed(t, b)
+	h := start(t, b, nil)
+	for _, tc := range []struct{ tool, q, sql string }{
+		{"query", "widget project", `SELECT meta FROM brain.search($1) LIMIT 1`},
+		{"query", "when did the widget project start", `SELECT meta FROM brain.search($1) LIMIT 1`},
+		{"query", "zzyzzx", `SELECT meta FROM brain.search($1) LIMIT 1`},
+		{"search", "widget project", `SELECT meta FROM brain.search($1, detail => 'medium', vector_weight => 0, embed => false) LIMIT 1`},
+	} {
+		var raw []byte
+		if err := b.Pool.QueryRow(context.Background(), tc.sql, tc.q).Scan(&raw); err != nil {
+			t.Fatal(err)
+		}
+		var want map[string]any
+		if err := json.Unmarshal(raw, &want); err != nil {
+			t.Fatal(err)
+		}
+		a := h.callTool(t, tc.tool, map[string]any{"query": tc.q})
+		for _, k := range []string{"detail_resolved", "vector_enabled", "vector_ran", "vector_skipped", "parser", "keyword_scan"} {
+			if !jsonEqual(a.Meta[k], want[k]) {
+				t.Errorf("%s %q: meta %s = %v over MCP, %v from SQL", tc.tool, tc.q, k, a.Meta[k], want[k])
+			}
 		}
 	}
 }

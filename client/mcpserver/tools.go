@@ -231,7 +231,10 @@ func (s *Server) runSearch(ctx context.Context, c *call, tool, q string, o searc
 	case withheld != nil:
 		c.result["withheld"] = int64(withheld.Count)
 		out.Status, out.Withheld = StatusPartial, withheld
-	case tool == ToolQuery && !resp.Meta.VectorEnabled:
+	case tool == ToolQuery && resp.Meta.VectorSkipped != nil && *resp.Meta.VectorSkipped == "no_vector":
+		// No query vector could be made (a remote embedder failed): the
+		// search ran keyword-only against the caller's wish. A DBA's
+		// vector weight of 0 is a choice, not a degradation.
 		out.Status = StatusDegraded
 	case len(kept) == 0:
 		out.Status = StatusEmpty

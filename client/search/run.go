@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -32,7 +33,10 @@ type Tuning struct {
 	VectorWeight  *float64
 	RRFK          *float64
 	TypeShare     *float64
-	PerPage       int // chunks per page, default 1
+	// VectorFillOnly overrides search.vector_fill_only: true runs the
+	// vector arm only when the keyword arm found fewer pages than asked.
+	VectorFillOnly *bool
+	PerPage        int // chunks per page, default 1
 }
 
 // CheckQuery refuses text PostgreSQL cannot store or that is too long to be a
@@ -87,20 +91,24 @@ func Hybrid(ctx context.Context, db Querier, q string, qvec []float32, o Options
 	return r, nil
 }
 
-// hybridSQL resolves detail and the query vector once, so meta is known even
-// when nothing matches (the LEFT JOIN yields one all-NULL row then).
-const hybridSQL = `
-WITH a AS (
-	SELECT coalesce(nullif($3, ''), brain.detect_detail($1), 'medium') AS detail,
-	       CASE WHEN $9 THEN coalesce($2::text::vector,
-	            CASE WHEN $2::text IS NULL AND brain.embedder() = 'local' THEN brain.embed_local($1) END)
-	       END AS v
-)
-SELECT a.detail, a.v IS NOT NULL AND coalesce($7, 1) > 0,
-       h.slug, h.source_id, h.page_id, h.chunk_id, h.chunk_index, h.chunk_source, h.title, h.type,
-       h.score, h.keyword_rank, h.vector_rank, h.snippet
-FROM a
-LEFT JOIN LATERAL brain.hybrid_search($1, a.v, $4, a.detail, $5, $10, $6, $7, $8, $11, NOT $12) h ON true`
+// searchSQL calls the one search entry point; detail resolution, the
+// query embedding on a 'local' brain, whether the vector arm ran and what
+// the parser did all come back in its meta column, so this client cannot
+// disagree with psql.
+const searchSQL = `
+SELECT s.slug, s.source_id, s.page_id, s.chunk_id, s.chunk_index, s.chunk_source, s.title, s.type,
+       s.score, s.keyword_rank, s.vector_rank, s.snippet, s.meta
+FROM brain.search($1, $2::text::vector, $3, nullif($4, ''), $5, $6, $7, $8, $9, $10, NOT $11, $12, $13) s`
+
+// sqlMeta is the part of brain.search's meta the client reports.
+type sqlMeta struct {
+	DetailResolved string          `json:"detail_resolved"`
+	VectorEnabled  bool            `json:"vector_enabled"`
+	VectorRan      bool            `json:"vector_ran"`
+	VectorSkipped  *string         `json:"vector_skipped"`
+	Parser         json.RawMessage `json:"parser"`
+	KeywordScan    json.RawMessage `json:"keyword_scan"`
+}
 
 func run(ctx context.Context, db Querier, q string, qvec []float32, useVector bool, detail string, o Options, t Tuning) (*Response, error) {
 	if err := CheckQuery(q); err != nil {
@@ -125,25 +133,25 @@ func run(ctx context.Context, db Querier, q string, qvec []float32, useVector bo
 		perPage = 1
 	}
 	start := time.Now()
-	rows, err := db.Query(ctx, hybridSQL, q, vec, detail, lim, sources,
-		t.KeywordWeight, t.VectorWeight, t.RRFK, useVector, perPage, t.TypeShare, o.NoSnippets)
+	rows, err := db.Query(ctx, searchSQL, q, vec, lim, detail, sources, perPage,
+		t.KeywordWeight, t.VectorWeight, t.RRFK, t.TypeShare, o.NoSnippets, useVector, t.VectorFillOnly)
 	if err != nil {
 		return nil, fmt.Errorf("searching for %q: %w", abbreviate(q), err)
 	}
 	resp := &Response{Query: q, Results: []Result{}}
-	var resolved string
+	var meta []byte
 	for rows.Next() {
 		var r Result
 		var slug, src, csrc, title, typ, snip *string
 		var pid, cid *int64
 		var cidx *int
 		var score *float64
-		if err := rows.Scan(&resolved, &resp.Meta.VectorEnabled, &slug, &src, &pid, &cid, &cidx, &csrc,
-			&title, &typ, &score, &r.KeywordRank, &r.VectorRank, &snip); err != nil {
+		if err := rows.Scan(&slug, &src, &pid, &cid, &cidx, &csrc,
+			&title, &typ, &score, &r.KeywordRank, &r.VectorRank, &snip, &meta); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("reading search results for %q: %w", abbreviate(q), err)
 		}
-		if slug == nil { // the all-NULL row of an empty result
+		if slug == nil { // the meta-only row of an empty result
 			continue
 		}
 		r.Slug, r.SourceID, r.PageID, r.ChunkID, r.ChunkIndex = *slug, *src, *pid, *cid, *cidx
@@ -157,7 +165,16 @@ func run(ctx context.Context, db Querier, q string, qvec []float32, useVector bo
 		return nil, fmt.Errorf("searching for %q: %w", abbreviate(q), err)
 	}
 	resp.Meta.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
-	resp.Meta.DetailResolved = &resolved
+	var m sqlMeta
+	if err := json.Unmarshal(meta, &m); err != nil {
+		return nil, fmt.Errorf("reading the meta of the search for %q: %w", abbreviate(q), err)
+	}
+	resp.Meta.DetailResolved = &m.DetailResolved
+	resp.Meta.VectorEnabled = m.VectorEnabled
+	resp.Meta.VectorRan = m.VectorRan
+	resp.Meta.VectorSkipped = m.VectorSkipped
+	resp.Meta.Parser = m.Parser
+	resp.Meta.KeywordScan = m.KeywordScan
 	return resp, nil
 }
 

@@ -3,6 +3,8 @@
 // every caller ranks exactly the same way.
 package search
 
+import "encoding/json"
+
 // Detail levels accepted by hybrid search.
 const (
 	DetailLow    = "low"
@@ -45,13 +47,26 @@ type Result struct {
 
 // Meta describes how a search ran.
 type Meta struct {
-	Tool             string  `json:"tool"` // "query" or "search"
-	VectorEnabled    bool    `json:"vector_enabled"`
+	Tool             string  `json:"tool"`            // "query" or "search"
+	VectorEnabled    bool    `json:"vector_enabled"`  // weight > 0 and a query vector exists
 	Detail           *string `json:"detail"`          // what the caller asked for
 	DetailResolved   *string `json:"detail_resolved"` // what was used
 	ExpandEnabled    *bool   `json:"expand_enabled"`  // nil for search
 	ExpansionApplied bool    `json:"expansion_applied"`
 	LatencyMS        float64 `json:"latency_ms"`
+	// VectorRan says whether the vector arm ran; VectorEnabled only says it
+	// could (weight > 0 and a query vector). VectorSkipped says why it did
+	// not run (weight_zero, no_terms, no_vector, keyword_filled), nil when
+	// it ran.
+	VectorRan     bool    `json:"vector_ran"`
+	VectorSkipped *string `json:"vector_skipped"`
+	// Parser is brain.parse_query's account of the query: terms, phrases,
+	// negated words, OR groups, the strict tsquery.
+	Parser json.RawMessage `json:"parser,omitempty"`
+	// KeywordScan is the keyword arm's candidate cut: candidates scored,
+	// rounds, terms scanned of the total, and whether the top results are
+	// provably those of exhaustive BM25.
+	KeywordScan json.RawMessage `json:"keyword_scan,omitempty"`
 }
 
 // Response is a search's answer.

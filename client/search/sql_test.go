@@ -176,8 +176,11 @@ func TestKeywordANDThenORFallback(t *testing.T) {
 		{"AND matches outrank OR matches", "quartz meadow", 10, []string{"c/charlie", "a/alpha", "b/bravo"}, true},
 		// nothing has zebra and river: OR finds pages with either word.
 		{"OR when AND finds nothing", "zebra river", 10, []string{"a/alpha", "b/bravo", "a/alpha", "c/charlie", "d/delta"}, false},
-		// a quoted phrase or a negation is never relaxed to OR.
-		{"no OR for phrases", `"quartz river"`, 10, nil, false},
+		// a quoted phrase that matches is required of every result ...
+		{"phrase is required", `"river stones" quartz`, 10, []string{"d/delta"}, true},
+		// ... and one that matches nothing is answered by its words, since
+		// a query whose words some page holds never comes back empty.
+		{"unmatched phrase falls back to its words", `"quartz river"`, 10, []string{"c/charlie", "a/alpha", "d/delta"}, true},
 		{"negation is honoured", "zebra -meadow", 10, []string{"a/alpha", "a/alpha"}, true},
 		{"stop words only", "the and of", 10, nil, false},
 	}

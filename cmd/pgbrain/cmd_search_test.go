@@ -3,8 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgbrain/pgbrain/testdb"
 )
 
 // Refused input exits 2 before any database is opened, naming the fix.
@@ -30,5 +37,61 @@ func TestSearchRefusesBadQueries(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q, stdout %q; want exit 2 and %q on stderr only", code, stderr.String(), stdout.String(), tc.want)
 			}
 		})
+	}
+}
+
+// TestSearchMetaIsBrainSearchMeta: `pgbrain query --json` and `pgbrain
+// search --json` print brain.search's meta for the same call in SQL.
+func TestSearchMetaIsBrainSearchMeta(t *testing.T) {
+	url := testdb.New(t)
+	dir := t.TempDir()
+	pages := map[string]string{
+		"widget-co.md": "---\ntitle: Widget Co\n---\nWidget Co makes real-time widgets in Zürich.\n",
+		"gadget.md":    "---\ntitle: Gadget\n---\nA gadget is not a widget. Launched in March 2021.\n",
+	}
+	for name, body := range pages {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, errOut, code := pgbrain(t, url, "", "import", dir); code != 0 {
+		t.Fatalf("import: exit %d: %s %s", code, out, errOut)
+	}
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for _, tc := range []struct{ cmd, q, sql string }{
+		{"query", "realtime widgets Zurich", `SELECT meta FROM brain.search($1) LIMIT 1`},
+		{"query", "when was the gadget launched?", `SELECT meta FROM brain.search($1) LIMIT 1`},
+		{"query", "zzyzzx", `SELECT meta FROM brain.search($1) LIMIT 1`},
+		{"search", `"not a widget" -gadget`, `SELECT meta FROM brain.search($1, detail => 'medium', vector_weight => 0, embed => false) LIMIT 1`},
+	} {
+		var raw []byte
+		if err := conn.QueryRow(context.Background(), tc.sql, tc.q).Scan(&raw); err != nil {
+			t.Fatal(err)
+		}
+		var want map[string]any
+		if err := json.Unmarshal(raw, &want); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, code := pgbrain(t, url, "", tc.cmd, "--json", tc.q)
+		if code != 0 {
+			t.Fatalf("%s %q: exit %d: %s", tc.cmd, tc.q, code, errOut)
+		}
+		var got struct {
+			Meta map[string]any `json:"meta"`
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("%s --json: %v\n%s", tc.cmd, err, out)
+		}
+		for _, k := range []string{"detail_resolved", "vector_enabled", "vector_ran", "vector_skipped", "parser", "keyword_scan"} {
+			a, _ := json.Marshal(got.Meta[k])
+			b, _ := json.Marshal(want[k])
+			if string(a) != string(b) {
+				t.Errorf("%s %q: meta %s = %s from the CLI, %s from SQL", tc.cmd, tc.q, k, a, b)
+			}
+		}
 	}
 }

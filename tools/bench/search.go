@@ -57,9 +57,19 @@ func benchSearch(ctx context.Context, env *benchEnv) error {
 	if err := b.Pool.QueryRow(ctx, `SELECT count(*) FROM brain.chunks`).Scan(&chunks); err != nil {
 		return err
 	}
-	data, err := os.ReadFile(qpath)
+	qs, err := readQueries(qpath)
 	if err != nil {
 		return err
+	}
+	fmt.Fprintf(env.out, "## search\n\n%d chunks (%d generated pages, imported in %.1fs), %d known-item queries, limit 10, one connection at a time\n\n",
+		chunks, pages, importTime.Seconds(), len(qs))
+	return timeArms(ctx, env, b, qs)
+}
+
+func readQueries(path string) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
 	}
 	var qf struct {
 		Queries []struct {
@@ -67,14 +77,25 @@ func benchSearch(ctx context.Context, env *benchEnv) error {
 		} `json:"queries"`
 	}
 	if err := json.Unmarshal(data, &qf); err != nil {
-		return err
+		return nil, fmt.Errorf("reading queries %s: %w", path, err)
 	}
-	zero := 0.0
+	qs := make([]string, len(qf.Queries))
+	for i, q := range qf.Queries {
+		qs[i] = q.Query
+	}
+	return qs, nil
+}
+
+// timeArms times keyword-only (`search`), vector-only, hybrid with the
+// brain's defaults (`query`) and hybrid with the vector arm fused into
+// every query, interleaved per query so that all see the same machine.
+func timeArms(ctx context.Context, env *benchEnv, b *brain.Brain, qs []string) error {
+	zero, always := 0.0, false
 	arms := []struct {
 		name string
 		run  func(q string) error
 	}{
-		{"keyword-only", func(q string) error {
+		{"keyword-only (`search`)", func(q string) error {
 			_, err := search.Keyword(ctx, b.Pool, q, search.Options{}, search.Tuning{})
 			return err
 		}},
@@ -82,18 +103,34 @@ func benchSearch(ctx context.Context, env *benchEnv) error {
 			_, err := search.Hybrid(ctx, b.Pool, q, nil, search.Options{}, search.Tuning{KeywordWeight: &zero})
 			return err
 		}},
-		{"hybrid", func(q string) error {
+		{"hybrid, defaults (`query`)", func(q string) error {
 			_, err := search.Hybrid(ctx, b.Pool, q, nil, search.Options{}, search.Tuning{})
 			return err
+		}},
+		{"hybrid, vector arm always fused", func(q string) error {
+			_, err := search.Hybrid(ctx, b.Pool, q, nil, search.Options{}, search.Tuning{VectorFillOnly: &always})
+			return err
+		}},
+		// A fixed, mostly C workload on the same index: PostgreSQL's
+		// ts_rank over the OR of the query's words. Dividing by it tells
+		// a slower design from a busier machine.
+		{"reference: ts_rank OR, no BM25", func(q string) error {
+			var n int
+			return b.Pool.QueryRow(ctx, `
+				SELECT count(*) FROM (
+					SELECT c.id FROM brain.chunks c,
+					       (SELECT string_agg(brain.lexeme_tsquery(t)::text, ' | ')::tsquery AS q FROM unnest((brain.parse_query($1)).terms) t) o
+					WHERE o.q IS NOT NULL AND c.tsv @@ o.q
+					ORDER BY ts_rank(c.tsv, o.q) DESC, c.id LIMIT 10) s`, q).Scan(&n)
 		}},
 	}
 	lat := make([][]time.Duration, len(arms))
 	for round := 0; round < 2; round++ { // round 0 warms caches and plans
-		for _, q := range qf.Queries {
+		for _, q := range qs {
 			for i, a := range arms {
 				t0 := time.Now()
-				if err := a.run(q.Query); err != nil {
-					return fmt.Errorf("%s %q: %w", a.name, q.Query, err)
+				if err := a.run(q); err != nil {
+					return fmt.Errorf("%s %q: %w", a.name, q, err)
 				}
 				if round == 1 {
 					lat[i] = append(lat[i], time.Since(t0))
@@ -101,8 +138,6 @@ func benchSearch(ctx context.Context, env *benchEnv) error {
 			}
 		}
 	}
-	fmt.Fprintf(env.out, "## search\n\n%d chunks (%d generated pages, imported in %.1fs), %d known-item queries, limit 10, one connection at a time\n\n",
-		chunks, pages, importTime.Seconds(), len(qf.Queries))
 	fmt.Fprintln(env.out, "| arm | p50 ms | p95 ms | p99 ms |")
 	fmt.Fprintln(env.out, "|---|---|---|---|")
 	p := make([][3]float64, len(arms))
@@ -111,7 +146,61 @@ func benchSearch(ctx context.Context, env *benchEnv) error {
 		p[i] = [3]float64{pct(lat[i], 50), pct(lat[i], 95), pct(lat[i], 99)}
 		fmt.Fprintf(env.out, "| %s | %.2f | %.2f | %.2f |\n", a.name, p[i][0], p[i][1], p[i][2])
 	}
-	fmt.Fprintf(env.out, "\nhybrid / max(arms): p50 %.2f, p95 %.2f, p99 %.2f (goal <= 1.3; hybrid p50 <= 10 ms, p99 <= 50 ms)\n\n",
-		p[2][0]/max(p[0][0], p[1][0]), p[2][1]/max(p[0][1], p[1][1]), p[2][2]/max(p[0][2], p[1][2]))
+	fmt.Fprintf(env.out, "\nhybrid (defaults) / keyword-only: p50 %.2f, p95 %.2f, p99 %.2f (goal p50 <= 1.3)\n",
+		p[2][0]/p[0][0], p[2][1]/p[0][1], p[2][2]/p[0][2])
+	fmt.Fprintf(env.out, "hybrid (always fused) / keyword-only: p50 %.2f, p95 %.2f, p99 %.2f\n",
+		p[3][0]/p[0][0], p[3][1]/p[0][1], p[3][2]/p[0][2])
+	fmt.Fprintf(env.out, "keyword-only / reference: p50 %.2f, p95 %.2f, p99 %.2f\n\n",
+		p[0][0]/p[4][0], p[0][1]/p[4][1], p[0][2]/p[4][2])
 	return nil
+}
+
+// benchSearchReal is the search suite on text nobody here wrote: 20,000
+// Debian package descriptions (tools/realtext), the short descriptions as
+// queries.
+func benchSearchReal(ctx context.Context, env *benchEnv) error {
+	pages, nq := env.pages, 300
+	if env.quick {
+		pages, nq = min(env.pages, 2000), 50
+	}
+	dir, err := os.MkdirTemp("", "pgbrain-bench-search-real-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	qpath := filepath.Join(dir, "queries.json")
+	gen := exec.CommandContext(ctx, "go", "run", "./tools/realtext", "-source", "debian", "-pages", fmt.Sprint(pages),
+		"-out", filepath.Join(dir, "corpus"), "-qrels", qpath, "-queries", fmt.Sprint(nq))
+	gen.Stderr = os.Stderr
+	if err := gen.Run(); err != nil {
+		return fmt.Errorf("generating the Debian corpus (run from the repository root; see tools/realtext): %w", err)
+	}
+	url, err := env.newDatabase(ctx, "pgbrain_bench_search_real")
+	if err != nil {
+		return err
+	}
+	b, err := brain.Open(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	start := time.Now()
+	if _, err := ingest.ImportDir(ctx, b, filepath.Join(dir, "corpus"), ingest.Options{}); err != nil {
+		return err
+	}
+	importTime := time.Since(start)
+	if _, err := b.Pool.Exec(ctx, `VACUUM ANALYZE brain.chunks`); err != nil {
+		return err
+	}
+	var chunks int
+	if err := b.Pool.QueryRow(ctx, `SELECT count(*) FROM brain.chunks`).Scan(&chunks); err != nil {
+		return err
+	}
+	qs, err := readQueries(qpath)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.out, "## search-real\n\n%d chunks (%d Debian package pages, imported in %.1fs), %d short descriptions as queries, limit 10, one connection at a time\n\n",
+		chunks, pages, importTime.Seconds(), len(qs))
+	return timeArms(ctx, env, b, qs)
 }

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -30,18 +31,19 @@ func main() {
 	qrelsPath := flag.String("qrels", "sample/qrels.json", "qrels file (schema_version 1)")
 	k := flag.Int("k", 10, "cut-off for recall, MRR and hit rate")
 	grid := flag.Bool("grid", false, "also score a grid of fusion weights and k")
+	only := flag.String("only", "", "score only the configurations whose name contains one of these comma-separated texts")
 	flag.Parse()
 	if *db == "" || flag.NArg() != 0 {
-		fmt.Fprintln(os.Stderr, "usage: retrievaleval -db URL [-qrels FILE] [-k N] [-grid]")
+		fmt.Fprintln(os.Stderr, "usage: retrievaleval -db URL [-qrels FILE] [-k N] [-grid] [-only TEXT]")
 		os.Exit(2)
 	}
-	if err := run(context.Background(), os.Stdout, *db, *qrelsPath, *k, *grid); err != nil {
+	if err := run(context.Background(), os.Stdout, *db, *qrelsPath, *k, *grid, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "retrievaleval:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, out io.Writer, dbURL, qrelsPath string, k int, grid bool) error {
+func run(ctx context.Context, out io.Writer, dbURL, qrelsPath string, k int, grid bool, only string) error {
 	qrels, err := eval.ReadQrelsFile(qrelsPath)
 	if err != nil {
 		return err
@@ -52,23 +54,35 @@ func run(ctx context.Context, out io.Writer, dbURL, qrelsPath string, k int, gri
 		return fmt.Errorf("connecting to %s: %w", dbURL, err)
 	}
 	defer pool.Close()
-	cfgs := configs(grid)
+	var cfgs []config
+	for _, c := range configs(grid) {
+		for _, o := range strings.Split(only, ",") {
+			if strings.Contains(c.name, o) {
+				cfgs = append(cfgs, c)
+				break
+			}
+		}
+	}
 	fmt.Fprintf(out, "%d queries from %s, k=%d\n\n", len(qs), qrelsPath, k)
-	fmt.Fprintln(out, "| configuration | recall@k | MRR@k | hit@k | top-1 | mean ms |")
-	fmt.Fprintln(out, "|---|---|---|---|---|---|")
+	fmt.Fprintln(out, "| configuration | recall@k | MRR@k | hit@k | top-1 | empty answers | mean ms |")
+	fmt.Fprintln(out, "|---|---|---|---|---|---|---|")
 	for _, c := range cfgs {
 		var m metrics
+		empty := 0
 		start := time.Now()
 		for _, q := range qs {
 			got, err := c.run(ctx, pool, q.Text, k)
 			if err != nil {
 				return fmt.Errorf("%s, query %s: %w", c.name, q.ID, err)
 			}
+			if len(got) == 0 {
+				empty++
+			}
 			m.add(score(q.Grades, got, k))
 		}
 		ms := float64(time.Since(start).Microseconds()) / 1000 / float64(len(qs))
 		m.div(len(qs))
-		fmt.Fprintf(out, "| %s | %.3f | %.3f | %.3f | %.3f | %.1f |\n", c.name, m.Recall, m.MRR, m.Hit, m.Top1, ms)
+		fmt.Fprintf(out, "| %s | %.3f | %.3f | %.3f | %.3f | %d | %.1f |\n", c.name, m.Recall, m.MRR, m.Hit, m.Top1, empty, ms)
 	}
 	return nil
 }
@@ -80,6 +94,10 @@ type config struct {
 
 func f(v float64) *float64 { return &v }
 
+// always turns off search.vector_fill_only, to measure what the vector arm
+// adds when it is fused into every query.
+var always = false
+
 func hybrid(name string, t search.Tuning) config {
 	return config{name, func(ctx context.Context, db *pgxpool.Pool, q string, k int) ([]string, error) {
 		r, err := search.Hybrid(ctx, db, q, nil, search.Options{Limit: k}, t)
@@ -90,10 +108,12 @@ func hybrid(name string, t search.Tuning) config {
 func configs(grid bool) []config {
 	cs := []config{
 		{"ts_rank OR baseline", tsRankOR},
+		{"OR-BM25, every candidate scored (exhaustive)", exhaustiveBM25},
 		{"keyword-only (BM25, `search`)", config{}.keyword()},
 		hybrid("vector-only (local embedder)", search.Tuning{KeywordWeight: f(0)}),
 		hybrid("hybrid, defaults (`query`)", search.Tuning{}),
 		hybrid("hybrid, plain RRF (w_v=1, k=60)", search.Tuning{VectorWeight: f(1), RRFK: f(60)}),
+		hybrid("hybrid, vector arm always fused (w_v=0.25, k=10)", search.Tuning{VectorFillOnly: &always}),
 	}
 	if grid {
 		for _, k := range []float64{10, 30, 60} {
@@ -135,6 +155,33 @@ func tsRankOR(ctx context.Context, db *pgxpool.Pool, q string, k int) ([]string,
 				ORDER BY c.page_id, ts_rank(c.tsv, oq.q) DESC, c.id)
 		SELECT p.source_id || '::' || p.slug FROM hits h JOIN brain.pages p ON p.id = h.page_id
 		ORDER BY h.r DESC, h.id LIMIT $2`, q, k)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// exhaustiveBM25 is BM25 over the OR of every query word with no candidate
+// cut (brain.keyword_scan(..., exhaustive => true)), best chunk per page:
+// the reference the keyword arm's bounded cut is measured against.
+func exhaustiveBM25(ctx context.Context, db *pgxpool.Pool, q string, k int) ([]string, error) {
+	rows, err := db.Query(ctx, `
+		WITH hits AS (
+			SELECT DISTINCT ON (s.page_id) s.page_id, s.score, s.chunk_id
+			FROM brain.keyword_scan($1, 1000, exhaustive => true) s
+			WHERE s.chunk_id IS NOT NULL
+			ORDER BY s.page_id, s.score DESC, s.chunk_id)
+		SELECT p.source_id || '::' || p.slug FROM hits h JOIN brain.pages p ON p.id = h.page_id
+		ORDER BY h.score DESC, h.chunk_id LIMIT $2`, q, k)
 	if err != nil {
 		return nil, err
 	}

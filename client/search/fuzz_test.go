@@ -1,0 +1,47 @@
+package search
+
+import (
+	"context"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/pgbrain/pgbrain/testdb"
+)
+
+// FuzzParseQuery: brain.parse_query never raises, its terms and strict
+// query agree (no terms, no strict query), and the keyword arm and
+// brain.search answer any valid query without an error. Seeds are in
+// testdata/fuzz/FuzzParseQuery.
+func FuzzParseQuery(f *testing.F) {
+	for _, s := range []string{"", "Distraction-free, themeable Markdown editor", `"a b" -c d OR e`, "東京 café", "C++ x86-64 3.x"} {
+		f.Add(s)
+	}
+	b := testdb.Open(f, testdb.Options{Dim: 8})
+	if _, err := b.Pool.Exec(context.Background(), `
+		WITH p AS (INSERT INTO brain.pages (slug, title, body, content_hash)
+			VALUES ('f/one', 'One', 'x', repeat('0', 64)), ('f/two', 'Two', 'x', repeat('1', 64)) RETURNING id, slug)
+		INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text)
+		SELECT id, 0, 'compiled_truth', CASE slug WHEN 'f/one' THEN 'real-time e-mail client for 東京 in C++' ELSE 'Straße café markdown editor' END FROM p`); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		if !utf8.ValidString(q) || CheckQuery(q) != nil {
+			return // refused before SQL, tested in TestCheckQuery
+		}
+		c := ctx(t)
+		var nTerms int
+		var strictNull bool
+		if err := b.Pool.QueryRow(c, `SELECT cardinality((p).terms), (p).strict_q IS NULL FROM (SELECT brain.parse_query($1) p) s`, q).Scan(&nTerms, &strictNull); err != nil {
+			t.Fatalf("brain.parse_query(%q): %v", q, err)
+		}
+		if (nTerms == 0) != strictNull {
+			t.Fatalf("brain.parse_query(%q): %d terms but strict query null = %v", q, nTerms, strictNull)
+		}
+		if _, err := Keyword(c, b.Pool, q, Options{}, Tuning{}); err != nil {
+			t.Fatalf("search %q: %v", q, err)
+		}
+		if _, err := Hybrid(c, b.Pool, q, nil, Options{}, Tuning{}); err != nil {
+			t.Fatalf("query %q: %v", q, err)
+		}
+	})
+}

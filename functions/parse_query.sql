@@ -1,0 +1,185 @@
+-- brain.parse_query(q): how a search query is read (docs/retrieval.md,
+-- "Query grammar").
+--
+-- Guarantees: never raises on any input. A query is a bag of words; syntax
+-- is honoured only where it is clearly meant:
+-- * "a quoted phrase" (straight or curly quotes; an unclosed quote runs to
+--   the end) must match as a phrase;
+-- * -word (a dash at the start of a whitespace-separated word, directly
+--   followed by a letter or digit) excludes pages containing that word;
+-- * OR in capitals between two words lets either satisfy the strict match.
+-- Everything else is words: punctuation (a spaced dash, commas, brackets,
+-- question marks, emoji) separates words and never becomes an operator. A
+-- hyphenated word matches its hyphenated form, its joined form ("e-mail" ->
+-- email) and its parts ("e" and "mail"). Text goes through
+-- brain.cjk_bigrams and the brain.english_unaccent configuration, like
+-- pages (brain.text_tsvector).
+-- Returns:
+-- * terms: the distinct lexemes BM25 sums over (every positive word, all
+--   forms of hyphenated words, phrase words; never negated words);
+-- * strict_q: every word group AND-ed (a hyphenated word is one group of
+--   alternatives; OR joins groups), plus phrases and negations; NULL when
+--   there are no terms;
+-- * filter_q: what every result must satisfy (phrases AND negations), NULL
+--   when the query has neither;
+-- * groups: the word groups strict_q ANDs (phrases and negations excluded);
+-- * info: jsonb {terms, phrases, negated, or_groups, strict} describing what
+--   the parser did, reported in search meta.
+CREATE OR REPLACE FUNCTION brain.parse_query(q text,
+	OUT terms text[], OUT strict_q tsquery, OUT filter_q tsquery, OUT groups tsquery[], OUT info jsonb)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+DECLARE
+	cfg CONSTANT regconfig := 'brain.english_unaccent'::regconfig;
+	tok text;
+	comps tsquery[] := '{}';
+	g tsquery;
+	tok_groups tsquery[];
+	phrases text[] := '{}';
+	negated text[] := '{}';
+	pending_or boolean := false;
+	n_or int := 0;
+	r record;
+	comp_lex text;
+	comp_tok text;
+	parts tsquery;
+	joined text[];
+	first_group boolean;
+BEGIN
+	terms := '{}';
+	groups := '{}';
+	IF q IS NULL THEN
+		info := jsonb_build_object('terms', '[]'::jsonb, 'phrases', '[]'::jsonb, 'negated', '[]'::jsonb, 'or_groups', 0, 'strict', NULL);
+		RETURN;
+	END IF;
+	FOR tok IN
+		SELECT m[1] FROM regexp_matches(translate(brain.cjk_bigrams(q), '“”„«»', '"""""'), '("[^"]*"?|[^\s"]+)', 'g') AS m
+	LOOP
+		IF left(tok, 1) = '"' THEN
+			-- Checked first: phraseto_tsquery of stop words alone raises a NOTICE.
+			g := CASE WHEN to_tsvector(cfg, btrim(tok, '"')) <> ''::tsvector THEN phraseto_tsquery(cfg, btrim(tok, '"')) END;
+			IF g IS NOT NULL THEN
+				phrases := phrases || btrim(tok, '"');
+				filter_q := CASE WHEN filter_q IS NULL THEN g ELSE filter_q && g END;
+				terms := terms || brain.tsquery_terms(g);
+			END IF;
+			pending_or := false;
+			CONTINUE;
+		END IF;
+		IF tok = 'OR' THEN
+			pending_or := cardinality(comps) > 0;
+			CONTINUE;
+		END IF;
+		IF tok ~ '^-\w' THEN
+			g := brain.words_tsquery(substr(tok, 2));
+			IF g IS NOT NULL THEN
+				negated := negated || substr(tok, 2);
+				filter_q := CASE WHEN filter_q IS NULL THEN !!g ELSE filter_q && !!g END;
+			END IF;
+			pending_or := false;
+			CONTINUE;
+		END IF;
+		-- Plain word(s): one group per parser word; a hyphenated word and
+		-- its parts (which ts_debug lists right after it) form one group.
+		tok_groups := '{}';
+		comp_lex := NULL;
+		parts := NULL;
+		-- ts_parse gives the parser's tokens (ts_token_type('default'):
+		-- 15-17 hyphenated words, 9-11 their parts, 12 blanks); lexemes come
+		-- from to_tsvector (ts_debug is twenty times slower and does not
+		-- pass unaccent's output on to the stemmer).
+		FOR r IN SELECT d.tokid, d.token FROM ts_parse('default', tok) d WHERE d.tokid <> 12 LOOP
+			IF r.tokid IN (15, 16, 17) THEN
+				IF comp_tok IS NOT NULL THEN
+					tok_groups := tok_groups || brain.parse_query_compound(comp_lex, comp_tok, parts);
+				END IF;
+				comp_tok := r.token;
+				SELECT u.lexeme INTO comp_lex FROM unnest(to_tsvector(cfg, r.token)) u WHERE 1 = ANY (u.positions) LIMIT 1;
+				parts := NULL;
+				CONTINUE;
+			END IF;
+			IF r.tokid IN (9, 10, 11) AND comp_tok IS NOT NULL THEN
+				g := brain.words_tsquery(r.token);
+				IF g IS NOT NULL THEN
+					parts := CASE WHEN parts IS NULL THEN g ELSE parts && g END;
+				END IF;
+				CONTINUE;
+			END IF;
+			IF comp_tok IS NOT NULL THEN
+				tok_groups := tok_groups || brain.parse_query_compound(comp_lex, comp_tok, parts);
+				comp_tok := NULL;
+			END IF;
+			g := brain.words_tsquery(r.token);
+			IF g IS NOT NULL THEN
+				tok_groups := tok_groups || g;
+			END IF;
+		END LOOP;
+		IF comp_tok IS NOT NULL THEN
+			tok_groups := tok_groups || brain.parse_query_compound(comp_lex, comp_tok, parts);
+			comp_tok := NULL;
+		END IF;
+		first_group := true;
+		FOREACH g IN ARRAY tok_groups LOOP
+			CONTINUE WHEN g IS NULL OR numnode(g) = 0;
+			terms := terms || brain.tsquery_terms(g);
+			IF first_group AND pending_or THEN
+				comps[cardinality(comps)] := comps[cardinality(comps)] || g;
+				n_or := n_or + 1;
+			ELSE
+				comps := comps || g;
+			END IF;
+			first_group := false;
+		END LOOP;
+		pending_or := false;
+	END LOOP;
+	SELECT coalesce(array_agg(DISTINCT t ORDER BY t), '{}') INTO terms FROM unnest(terms) t;
+	groups := comps;
+	IF cardinality(terms) > 0 THEN
+		FOREACH g IN ARRAY comps LOOP
+			strict_q := CASE WHEN strict_q IS NULL THEN g ELSE strict_q && g END;
+		END LOOP;
+		IF filter_q IS NOT NULL THEN
+			strict_q := CASE WHEN strict_q IS NULL THEN filter_q ELSE strict_q && filter_q END;
+		END IF;
+	END IF;
+	info := jsonb_build_object('terms', to_jsonb(terms), 'phrases', to_jsonb(phrases),
+		'negated', to_jsonb(negated), 'or_groups', n_or, 'strict', strict_q::text);
+END
+$fn$;
+
+-- brain.lexeme_tsquery(lexeme): a tsquery of exactly that lexeme (no
+-- parsing, no stemming, quotes and backslashes escaped).
+CREATE OR REPLACE FUNCTION brain.lexeme_tsquery(lexeme text) RETURNS tsquery
+LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
+BEGIN ATOMIC
+	SELECT ('''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''')::tsquery;
+END;
+
+-- brain.parse_query_compound(lexeme, token, parts): the group of a
+-- hyphenated word: its own lexeme, its joined form, or all its parts.
+CREATE OR REPLACE FUNCTION brain.parse_query_compound(lexeme text, token text, parts tsquery) RETURNS tsquery
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+DECLARE
+	g tsquery;
+	j tsquery := brain.words_tsquery(replace(token, '-', ''));
+BEGIN
+	IF lexeme IS NOT NULL THEN
+		g := brain.lexeme_tsquery(lexeme);
+	END IF;
+	IF j IS NOT NULL THEN
+		g := CASE WHEN g IS NULL THEN j ELSE g || j END;
+	END IF;
+	IF parts IS NOT NULL THEN
+		g := CASE WHEN g IS NULL THEN parts ELSE g || parts END;
+	END IF;
+	RETURN g;
+END
+$fn$;
+
+-- brain.words_tsquery(t): the AND of the lexemes of t, no phrase operators,
+-- NULL when t has no indexable word (and, unlike plainto_tsquery, no NOTICE).
+CREATE OR REPLACE FUNCTION brain.words_tsquery(t text) RETURNS tsquery
+LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
+BEGIN ATOMIC
+	SELECT string_agg('''' || replace(replace(l, '\', '\\'), '''', '''''') || '''', ' & ')::tsquery
+	FROM unnest(tsvector_to_array(to_tsvector('brain.english_unaccent'::regconfig, brain.cjk_bigrams(t)))) l;
+END;

@@ -1,0 +1,198 @@
+-- brain.search(q, qvec, lim, detail, source_ids, per_page, keyword_weight,
+--              vector_weight, rrf_k, type_share, snippets, embed,
+--              vector_fill_only):
+-- the one search entry point; psql, the CLI, MCP, replay and gates all call
+-- it, so they cannot disagree about results or about how a search ran.
+--
+-- Guarantees:
+-- * Rows are the ranked, deduplicated results (the columns of
+--   brain.hybrid_search) and a meta jsonb column, the same on every row;
+--   when nothing matches there is exactly one row, all result columns NULL,
+--   carrying meta.
+-- * meta: detail_resolved (what detail was used: the caller's, else
+--   brain.detect_detail's, else 'medium'); vector_enabled (the vector arm
+--   has a weight > 0 and a query vector: false when search.vector_weight is
+--   0 or no vector could be made); vector_ran (it actually ran);
+--   vector_skipped (why it did not run: 'weight_zero', 'no_terms' (the
+--   query has no positive word), 'no_vector', 'keyword_filled', or null); keyword_weight,
+--   vector_weight, rrf_k (the values used); parser (brain.parse_query's
+--   info); keyword_scan (the candidate cut: candidates, rounds,
+--   terms_scanned, terms_total, exact, phrases_dropped).
+-- * The query vector: qvec when given; otherwise, when embed is true and the
+--   brain's embedder is 'local', brain.embed_local(q) computed here; else
+--   none (keyword only).
+-- * Vector arm: runs when its weight > 0 and a vector exists, and, when
+--   vector_fill_only (NULL: search.vector_fill_only) is true (the default
+--   for the 'local' embedder,
+--   whose arm adds no recall once the keyword arm is sound; see
+--   docs/retrieval.md), only when the keyword arm found fewer than lim
+--   pages. Semantic embedders (vector_fill_only 0) always fuse.
+-- * Fusion, boosts, detail, dedup, order and snippets: as documented on
+--   brain.hybrid_search, which is this function without meta.
+CREATE OR REPLACE FUNCTION brain.search(
+	q text,
+	qvec vector DEFAULT NULL,
+	lim int DEFAULT 10,
+	detail text DEFAULT NULL,
+	source_ids text[] DEFAULT NULL,
+	per_page int DEFAULT 1,
+	keyword_weight float8 DEFAULT NULL,
+	vector_weight float8 DEFAULT NULL,
+	rrf_k float8 DEFAULT NULL,
+	type_share float8 DEFAULT NULL,
+	snippets boolean DEFAULT true,
+	embed boolean DEFAULT true,
+	vector_fill_only boolean DEFAULT NULL)
+RETURNS TABLE (slug text, source_id text, page_id bigint, chunk_id bigint, chunk_index int,
+	chunk_source text, title text, type text, score float8, keyword_rank int, vector_rank int,
+	snippet text, meta jsonb)
+LANGUAGE plpgsql VOLATILE ROWS 30 SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+DECLARE
+	d text := lower(coalesce(nullif(btrim(detail), ''), brain.detect_detail(q), 'medium'));
+	wk float8 := coalesce(keyword_weight, brain.search_setting('keyword_weight'));
+	wv float8 := coalesce(vector_weight, brain.search_setting('vector_weight'));
+	k float8 := coalesce(rrf_k, brain.search_setting('rrf_k'));
+	share float8 := coalesce(type_share, brain.search_setting('type_share'));
+	fill_only boolean := coalesce(vector_fill_only, brain.search_setting('vector_fill_only') <> 0);
+	pp int := least(greatest(coalesce(per_page, 1), 1), 10);
+	n int;
+	type_cap int;
+	v vector := qvec;
+	parser jsonb;
+	hq tsquery;
+	kw_ids bigint[] := '{}';
+	kw_scores float8[] := '{}';
+	kw_ranks int[] := '{}';
+	kw_pages int := 0;
+	kw_meta jsonb;
+	run_vec boolean;
+	enabled boolean := false;
+	skipped text;
+	m jsonb;
+	got int;
+BEGIN
+	IF d NOT IN ('low', 'medium', 'high') THEN
+		RAISE EXCEPTION 'detail must be low, medium or high, not %', quote_literal(detail)
+			USING ERRCODE = '22023';
+	END IF;
+	IF wk < 0 OR wv < 0 OR k <= 0 OR share <= 0 THEN
+		RAISE EXCEPTION 'weights must be >= 0, rrf_k and type_share > 0 (got %, %, %, %)', wk, wv, k, share
+			USING ERRCODE = '22023';
+	END IF;
+	lim := least(greatest(coalesce(lim, 10), 1), 100);
+	n := greatest(30, 3 * lim * pp);
+	type_cap := ceil(least(share, 1.0) * lim)::int;
+	IF wk > 0 THEN
+		SELECT coalesce(array_agg(s.chunk_id ORDER BY s.keyword_rank) FILTER (WHERE s.chunk_id IS NOT NULL), '{}'),
+		       coalesce(array_agg(s.score ORDER BY s.keyword_rank) FILTER (WHERE s.chunk_id IS NOT NULL), '{}'),
+		       coalesce(array_agg(s.keyword_rank ORDER BY s.keyword_rank) FILTER (WHERE s.chunk_id IS NOT NULL), '{}'),
+		       count(DISTINCT s.page_id), max(s.meta::text)::jsonb
+		INTO kw_ids, kw_scores, kw_ranks, kw_pages, kw_meta
+		FROM brain.keyword_scan(q, n, source_ids, d = 'low') s;
+		parser := kw_meta -> 'parser';
+		kw_meta := kw_meta - 'parser';
+	ELSE
+		parser := (brain.parse_query(q)).info;
+	END IF;
+	-- Highlight any of the query's words.
+	SELECT string_agg(brain.lexeme_tsquery(t)::text, ' | ')::tsquery INTO hq
+	FROM jsonb_array_elements_text(parser -> 'terms') t;
+
+	-- The vector arm is enabled when it has a weight and a query vector;
+	-- it runs unless the keyword arm already filled the list on a brain
+	-- whose vector arm only fills (then a 'local' query vector, which any
+	-- query with keyword hits has, is not even computed).
+	IF wv = 0 THEN
+		skipped := 'weight_zero';
+	ELSIF jsonb_array_length(parser -> 'terms') = 0 THEN
+		-- Nothing positive to look for ("-word" alone, stop words): the
+		-- vector of "-zebra" would find zebra pages.
+		skipped := 'no_terms';
+	ELSIF fill_only AND wk > 0 AND kw_pages >= lim
+	      AND (v IS NOT NULL OR (coalesce(embed, true) AND brain.embedder() = 'local')) THEN
+		enabled := true;
+		skipped := 'keyword_filled';
+	ELSE
+		IF v IS NULL AND coalesce(embed, true) AND brain.embedder() = 'local' THEN
+			v := brain.embed_local(q);
+		END IF;
+		enabled := v IS NOT NULL;
+		IF v IS NULL THEN
+			skipped := 'no_vector';
+		END IF;
+	END IF;
+	run_vec := skipped IS NULL;
+	IF NOT run_vec THEN
+		wv := 0;
+	END IF;
+	m := jsonb_build_object(
+		'detail_resolved', d, 'vector_enabled', enabled, 'vector_ran', run_vec, 'vector_skipped', skipped,
+		'keyword_weight', wk, 'vector_weight', coalesce(vector_weight, brain.search_setting('vector_weight')),
+		'rrf_k', k, 'parser', parser, 'keyword_scan', kw_meta);
+
+	RETURN QUERY
+	WITH kw AS MATERIALIZED (
+		SELECT x.cid AS chunk_id, x.sc AS score, x.r AS keyword_rank
+		FROM unnest(kw_ids, kw_scores, kw_ranks) AS x (cid, sc, r)
+	), vec AS MATERIALIZED (
+		SELECT * FROM brain.vector_search(CASE WHEN run_vec THEN v END, n, source_ids, d = 'low')
+	), fused AS (
+		SELECT coalesce(kw.chunk_id, vec.chunk_id) AS cid,
+		       kw.keyword_rank AS kr, vec.vector_rank AS vr,
+		       CASE
+		         WHEN wv = 0 THEN kw.score
+		         WHEN wk = 0 THEN 1 - vec.distance
+		         ELSE coalesce(wk / (k + kw.keyword_rank), 0) + coalesce(wv / (k + vec.vector_rank), 0)
+		       END AS s
+		FROM kw FULL JOIN vec ON vec.chunk_id = kw.chunk_id
+	), scored AS (
+		SELECT f.cid, f.kr, f.vr, c.page_id AS pid, c.chunk_index AS cidx, c.chunk_source AS csrc,
+		       c.text AS ctext, c.embedding AS emb, p.slug AS pslug, p.source_id AS psrc,
+		       p.title AS ptitle, p.type AS ptype,
+		       f.s * CASE WHEN d = 'high' THEN 1.0 ELSE coalesce((
+				SELECT sb.factor FROM brain.source_boosts sb
+				WHERE starts_with(p.slug, sb.prefix)
+				ORDER BY length(sb.prefix) DESC LIMIT 1), 1.0) END AS fs
+		FROM fused f
+		JOIN brain.chunks c ON c.id = f.cid
+		JOIN brain.pages p ON p.id = c.page_id
+	), in_page AS (
+		SELECT sc.*, row_number() OVER (PARTITION BY sc.pid ORDER BY sc.fs DESC, sc.cid) AS pr
+		FROM scored sc
+	), distinct_chunks AS (
+		SELECT ip.* FROM in_page ip
+		WHERE ip.pr = 1 OR (pp > 1 AND NOT EXISTS (
+			SELECT 1 FROM in_page o
+			WHERE o.pid = ip.pid AND o.pr < ip.pr
+			  AND (lower(regexp_replace(o.ctext, '\s+', ' ', 'g')) = lower(regexp_replace(ip.ctext, '\s+', ' ', 'g'))
+			       OR (o.emb <=> ip.emb) < 0.05)))
+	), kept AS (
+		SELECT dc.*, row_number() OVER (PARTITION BY dc.pid ORDER BY dc.fs DESC, dc.cid) AS pr2
+		FROM distinct_chunks dc
+	), typed AS (
+		SELECT kp.*, row_number() OVER (PARTITION BY kp.ptype ORDER BY kp.fs DESC, kp.cid) AS tr
+		FROM kept kp WHERE kp.pr2 <= pp
+	), top AS (
+		SELECT t.* FROM typed t
+		ORDER BY (t.tr > type_cap), t.fs DESC, t.cid
+		LIMIT lim
+	)
+	SELECT t.pslug, t.psrc, t.pid, t.cid, t.cidx, t.csrc, t.ptitle, t.ptype, t.fs::float8,
+	       t.kr, t.vr,
+	       CASE WHEN coalesce(snippets, true) THEN
+		       regexp_replace(
+				CASE WHEN hq IS NULL THEN left(t.ctext, 200) ELSE
+				ts_headline('brain.english_unaccent'::regconfig, left(t.ctext, 4000), hq,
+					'MaxWords=28, MinWords=12, MaxFragments=1, StartSel="", StopSel="", HighlightAll=false') END,
+				'\s+', ' ', 'g')
+	       END,
+	       m
+	FROM top t
+	ORDER BY (t.tr > type_cap), t.fs DESC, t.cid;
+	GET DIAGNOSTICS got = ROW_COUNT;
+	IF got = 0 THEN
+		RETURN QUERY SELECT NULL::text, NULL::text, NULL::bigint, NULL::bigint, NULL::int, NULL::text,
+			NULL::text, NULL::text, NULL::float8, NULL::int, NULL::int, NULL::text, m;
+	END IF;
+END
+$fn$;
