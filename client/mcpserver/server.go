@@ -59,6 +59,10 @@ type Auditor interface {
 	Record(ctx context.Context, e audit.Entry) (string, error)
 }
 
+// stopper is a transport that can stop reading and still answer the calls
+// it read (StdioTransport).
+type stopper interface{ Stop() }
+
 // auditFlusher is an Auditor that writes in the background: Run flushes it
 // after the last call, so that every answered call has its row when Run
 // returns. *audit.Async satisfies it.
@@ -170,7 +174,14 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) (err error) {
 			panic(p)
 		}
 	}()
-	runErr := s.mcp.Run(ctx, t)
+	runCtx := ctx
+	if st, ok := t.(stopper); ok {
+		// The transport ends input itself and answers every call it already
+		// read before closing, so the session must outlive ctx.
+		runCtx = context.WithoutCancel(ctx)
+		defer context.AfterFunc(ctx, st.Stop)()
+	}
+	runErr := s.mcp.Run(runCtx, t)
 	deadline := time.Now().Add(s.cfg.DrainTimeout)
 	if !s.drain(deadline) {
 		fmt.Fprintf(s.cfg.Errors, "pgbrain: serve: tool calls still running after %v; stopping without them\n", s.cfg.DrainTimeout)
