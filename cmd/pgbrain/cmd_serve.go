@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
 	"github.com/pgbrain/pgbrain/client/audit"
@@ -64,7 +62,7 @@ func runServe(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	b, err := openBrain(c)
+	b, err := openExistingBrain(c)
 	if err != nil {
 		return err
 	}
@@ -115,7 +113,7 @@ func runServe(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintf(stderr, "pgbrain: serving over MCP on stdio (session %s)\n", srv.SessionID())
-	runErr := srv.Run(c.Context, stdioTransport(c.App.Reader, c.App.Writer))
+	runErr := srv.Run(c.Context, &mcpserver.StdioTransport{In: c.App.Reader, Out: c.App.Writer})
 
 	if auditor != nil {
 		// Every answered call must have its row once the process is gone.
@@ -135,22 +133,3 @@ func runServe(c *cli.Context) error {
 	}
 	return runErr
 }
-
-// stdioTransport serves over the app's stdin and stdout. Reading goes
-// through a pipe so that shutting down on a signal never waits on a read
-// that the operating system will not interrupt.
-func stdioTransport(in io.Reader, out io.Writer) mcp.Transport {
-	pr, pw := io.Pipe()
-	go func() {
-		if _, err := io.Copy(pw, in); err != nil {
-			pw.CloseWithError(err)
-			return
-		}
-		pw.Close() // the reader sees io.EOF: the client hung up
-	}()
-	return &mcp.IOTransport{Reader: pr, Writer: nopWriteCloser{out}}
-}
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

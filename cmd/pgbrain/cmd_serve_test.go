@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -251,4 +252,68 @@ func (s *syncBuf) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestServePipedRequestsAllAnswered: requests piped into serve, then EOF,
+// are all answered before it exits (printf '...' | pgbrain serve).
+func TestServePipedRequestsAllAnswered(t *testing.T) {
+	url := testdb.New(t)
+	if _, errOut, code := pgbrain(t, url, "# Widgets\n\nThe widget project ships blue widgets.\n", "put", "notes/widgets"); code != 0 {
+		t.Fatalf("put: %d %s", code, errOut)
+	}
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"printf","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{"query":"widgets"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"list_sources"}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"ping"}`,
+	}, "\n") + "\n"
+	out, errOut, code := pgbrain(t, url, in, "--home", t.TempDir(), "serve", "--no-events")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var ids []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var a struct {
+			ID     json.RawMessage `json:"id"`
+			Error  any             `json:"error"`
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(line), &a); err != nil {
+			t.Fatalf("answer %q: %v", line, err)
+		}
+		if a.Error != nil || len(a.Result) == 0 {
+			t.Errorf("answer %s", line)
+		}
+		ids = append(ids, string(a.ID))
+	}
+	slices.Sort(ids)
+	if strings.Join(ids, ",") != "1,2,3,4,5" {
+		t.Errorf("answered ids %v, want 1 to 5", ids)
+	}
+}
+
+// TestServeRefusesToGuessTheBrain: with no database and no embedded brain,
+// serve names what to set instead of creating an empty brain.
+func TestServeRefusesToGuessTheBrain(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	t.Setenv("PGBRAIN_DATABASE_URL", "")
+	home := filepath.Join(t.TempDir(), "home")
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"pgbrain", "--home", home, "serve", "--no-events"}, strings.NewReader(""), &out, &errOut)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr %q", code, errOut.String())
+	}
+	for _, want := range []string{"PGBRAIN_HOME", "DATABASE_URL", `"env"`, "pgbrain init", "never creates"} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("stderr %q lacks %q", errOut.String(), want)
+		}
+	}
+	if out.Len() != 0 {
+		t.Errorf("stdout %q, want nothing", out.String())
+	}
+	if _, err := os.Stat(home); !os.IsNotExist(err) {
+		t.Errorf("serve created %s (%v): it must not initialise anything", home, err)
+	}
 }
