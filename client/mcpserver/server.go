@@ -182,19 +182,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) (err error) {
 		defer context.AfterFunc(ctx, st.Stop)()
 	}
 	runErr := s.mcp.Run(runCtx, t)
-	deadline := time.Now().Add(s.cfg.DrainTimeout)
-	if !s.drain(deadline) {
-		fmt.Fprintf(s.cfg.Errors, "pgbrain: serve: tool calls still running after %v; stopping without them\n", s.cfg.DrainTimeout)
-	}
-	if f, ok := s.cfg.Audit.(auditFlusher); ok {
-		// Same budget as the calls: shutting down stays bounded. Whatever is
-		// still queued is the audit writer's to drain or report on Close.
-		fctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
-		if err := f.Flush(fctx); err != nil {
-			fmt.Fprintf(s.cfg.Errors, "pgbrain: serve: %v\n", err)
-		}
-		cancel()
-	}
+	s.finish(ctx, time.Now().Add(s.cfg.DrainTimeout))
 	switch {
 	case ctx.Err() != nil:
 		stopMsg = "stopped: " + stopCause(ctx)
@@ -214,6 +202,23 @@ func stopCause(ctx context.Context) string {
 		return c.Error()
 	}
 	return "interrupted"
+}
+
+// finish waits for the calls still running and then for their audit rows,
+// both within deadline.
+func (s *Server) finish(ctx context.Context, deadline time.Time) {
+	if !s.drain(deadline) {
+		fmt.Fprintf(s.cfg.Errors, "pgbrain: serve: tool calls still running after %v; stopping without them\n", s.cfg.DrainTimeout)
+	}
+	if f, ok := s.cfg.Audit.(auditFlusher); ok {
+		// Same budget as the calls: shutting down stays bounded. Whatever is
+		// still queued is the audit writer's to drain or report on Close.
+		fctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
+		if err := f.Flush(fctx); err != nil {
+			fmt.Fprintf(s.cfg.Errors, "pgbrain: serve: %v\n", err)
+		}
+		cancel()
+	}
 }
 
 func (s *Server) drain(deadline time.Time) bool {
@@ -341,9 +346,17 @@ func toResult(out enveloped) (*mcp.CallToolResult, error) {
 	}, nil
 }
 
-// callerName is the client's name from initialize, or "unknown".
+// callerName is, over HTTP, "token:" and the bearer token's name (the
+// identity the server checked); over stdio the client's name from
+// initialize; else "unknown".
 func callerName(req *mcp.CallToolRequest) string {
-	if req == nil || req.Session == nil {
+	if req == nil {
+		return "unknown"
+	}
+	if req.Extra != nil && req.Extra.TokenInfo != nil && req.Extra.TokenInfo.UserID != "" {
+		return "token:" + req.Extra.TokenInfo.UserID
+	}
+	if req.Session == nil {
 		return "unknown"
 	}
 	p := req.Session.InitializeParams()

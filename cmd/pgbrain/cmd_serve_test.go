@@ -317,3 +317,58 @@ func TestServeRefusesToGuessTheBrain(t *testing.T) {
 		t.Errorf("serve created %s (%v): it must not initialise anything", home, err)
 	}
 }
+
+func TestTokenCommands(t *testing.T) {
+	url := testdb.New(t)
+	secret, errOut, code := pgbrain(t, url, "", "token", "create", "laptop", "--role", "pgbrain_reader")
+	if code != 0 || !strings.HasPrefix(secret, "pgb_") || !strings.Contains(errOut, "shown only now") {
+		t.Fatalf("create: %d %q %q", code, secret, errOut)
+	}
+	out, _, code := pgbrain(t, url, "", "token", "list", "--json")
+	var list []struct {
+		Name, Role string
+		RevokedAt  *time.Time `json:"revoked_at"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil || code != 0 || len(list) != 1 || list[0].Name != "laptop" || list[0].Role != "pgbrain_reader" {
+		t.Fatalf("list: %d %q (%v)", code, out, err)
+	}
+	if strings.Contains(out, strings.TrimSpace(secret)) {
+		t.Error("token list shows the secret")
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"token", "create", "Bad Name"}, 2, "token name"},
+		{[]string{"token", "create"}, 2, "one token NAME"},
+		{[]string{"token", "create", "laptop"}, 1, "exists already"},
+		{[]string{"token", "revoke", "nobody"}, 1, "no such token"},
+		{[]string{"token", "revoke", "laptop"}, 0, "revoked"},
+	} {
+		_, errOut, code := pgbrain(t, url, "", tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errOut, tc.code, tc.want)
+		}
+	}
+}
+
+func TestServeHTTPFlags(t *testing.T) {
+	url := testdb.New(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--tls-cert", "c.pem"}, "only with --http"},
+		{[]string{"serve", "--no-auth"}, "only with --http"},
+		{[]string{"serve", "--http", "8080"}, "host:port"},
+		{[]string{"serve", "--http", "0.0.0.0:0", "--no-auth"}, "loopback"},
+		{[]string{"serve", "--http", "127.0.0.1:0", "--tls-cert", "c.pem"}, "go together"},
+		{[]string{"serve", "--http", "127.0.0.1:0", "--rate", "0"}, "--rate"},
+	} {
+		_, errOut, code := pgbrain(t, url, "", append([]string{"--home", t.TempDir()}, tc.args...)...)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
