@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -107,7 +108,7 @@ func (w *challengeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter
 // allowed when hosts are listed.
 func checkOrigin(h http.Handler, origins, hosts []string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if o := r.Header.Get("Origin"); o != "" && !slices.Contains(origins, o) {
+		if o := r.Header.Get("Origin"); o != "" && !slices.Contains(origins, o) && !sameLoopbackOrigin(o, r.Host) {
 			http.Error(w, fmt.Sprintf("origin %q is not allowed; start serve with --allow-origin %s to allow it", o, o), http.StatusForbidden)
 			return
 		}
@@ -117,6 +118,22 @@ func checkOrigin(h http.Handler, origins, hosts []string) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// sameLoopbackOrigin: a page served by this very loopback address may call
+// it. A rebound name (evil.example resolving to 127.0.0.1) never gets here:
+// its Host is not loopback, which the SDK refuses on loopback listeners.
+func sameLoopbackOrigin(origin, host string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && u.Host == host && IsLoopback(hostPort(host))
+}
+
+// hostPort adds a port to a Host header that has none.
+func hostPort(h string) string {
+	if _, _, err := net.SplitHostPort(h); err == nil {
+		return h
+	}
+	return net.JoinHostPort(strings.Trim(h, "[]"), "0")
 }
 
 // limitRate gives each token (or, without authentication, the whole

@@ -166,7 +166,7 @@ func TestHTTPAuthOriginAndRate(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := startHTTP(t, b, mcpserver.HTTPOptions{
-		Tokens: dbTokens{b.Pool}, AllowedOrigins: []string{"https://app.example"}, Rate: 1, Burst: 3,
+		Tokens: dbTokens{b.Pool}, AllowedOrigins: []string{"https://app.example"}, Rate: 1, Burst: 4,
 	}, nil)
 	cases := []struct {
 		name string
@@ -180,6 +180,8 @@ func TestHTTPAuthOriginAndRate(t *testing.T) {
 		{"bad origin with a good token", map[string]string{"Authorization": "Bearer " + good, "Origin": "https://evil.example"}, http.StatusForbidden},
 		{"bad origin without a token", map[string]string{"Origin": "http://localhost.evil"}, http.StatusForbidden},
 		{"rebinding host", map[string]string{"Authorization": "Bearer " + good, "Host": "evil.example"}, http.StatusForbidden},
+		{"own loopback origin", map[string]string{"Authorization": "Bearer " + good, "Origin": "http://" + strings.TrimSuffix(strings.TrimPrefix(h.url, "http://"), "/mcp")}, http.StatusOK},
+		{"other loopback port", map[string]string{"Authorization": "Bearer " + good, "Origin": "http://127.0.0.1:1"}, http.StatusForbidden},
 		{"allowed origin", map[string]string{"Authorization": "Bearer " + good, "Origin": "https://app.example"}, http.StatusOK},
 		{"no origin", map[string]string{"Authorization": "Bearer " + good}, http.StatusOK},
 	}
@@ -201,7 +203,7 @@ func TestHTTPAuthOriginAndRate(t *testing.T) {
 			}
 		})
 	}
-	// Burst 3 and two used above: the bucket runs dry within a few more.
+	// Burst 4, all used above: the bucket runs dry within a few more.
 	var limited bool
 	for range 5 {
 		code, hdr, _ := post(t, h.url, map[string]string{"Authorization": "Bearer " + good})

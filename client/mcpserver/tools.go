@@ -60,6 +60,7 @@ type ListPagesInput struct {
 	Source string `json:"source,omitempty" jsonschema:"only pages of this source id"`
 	Type   string `json:"type,omitempty" jsonschema:"only pages of this type, e.g. person"`
 	Limit  *int   `json:"limit,omitempty" jsonschema:"pages to return, 1-100 (default 100)"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous answer, to continue the list"`
 }
 
 // ListSourcesInput is the list_sources tool's (empty) arguments.
@@ -82,6 +83,8 @@ type GetPageOutput struct {
 type ListPagesOutput struct {
 	Envelope
 	Pages []brain.PageSummary `json:"pages" jsonschema:"pages ordered by source and slug"`
+	// NextCursor continues the list; absent on the last range.
+	NextCursor string `json:"next_cursor,omitempty" jsonschema:"pass as cursor to get the pages that follow; absent when there are no more"`
 }
 
 // ListSourcesOutput answers list_sources.
@@ -113,7 +116,7 @@ func (s *Server) register() error {
 			Description: "Read one page (title, body, timeline, frontmatter) by its slug."},
 			costRead, shapeGetPage, GetPageInput.check, s.getPage),
 		addTool(s, &mcp.Tool{Name: ToolListPages, Title: "List pages",
-			Description: "List page slugs and titles, optionally of one source or type."},
+			Description: "List page slugs and titles, optionally of one source or type, 100 at a time; pass next_cursor back as cursor for the rest."},
 			costRead, shapeListPages, ListPagesInput.check, s.listPages),
 		addTool(s, &mcp.Tool{Name: ToolListSources, Title: "List sources",
 			Description: "List the brain's sources with their page counts."},
@@ -138,6 +141,7 @@ func addTool[In, Out any, P outPtr[Out]](s *Server, t *mcp.Tool, cost string, sh
 		return fmt.Errorf("mcpserver: input schema of %s: %w", t.Name, err)
 	}
 	shape(in)
+	noEmptyStrings(in)
 	out, err := jsonschema.ForType(reflect.TypeFor[Out](), nil)
 	if err != nil {
 		return fmt.Errorf("mcpserver: output schema of %s: %w", t.Name, err)
@@ -327,14 +331,12 @@ func (s *Server) getPage(ctx context.Context, c *call, in GetPageInput) *GetPage
 }
 
 func (s *Server) listPages(ctx context.Context, c *call, in ListPagesInput) *ListPagesOutput {
-	pages := []brain.PageSummary{}
-	err := s.cfg.Pages.ListPages(ctx, brain.ListFilter{Source: in.Source, Type: in.Type, Limit: limitOr(in.Limit, defaultListLimit)},
-		func(p brain.PageSummary) error { pages = append(pages, p); return nil })
+	pages, next, err := s.listPageRange(ctx, brain.ListFilter{Source: in.Source, Type: in.Type}, in.Cursor, limitOr(in.Limit, defaultListLimit))
 	if err != nil {
 		return fail[ListPagesOutput](s.storeFailure(ctx, ToolListPages, err))
 	}
 	c.result = map[string]int64{"pages": int64(len(pages))}
-	return &ListPagesOutput{Envelope: Envelope{Status: statusOf(len(pages))}, Pages: pages}
+	return &ListPagesOutput{Envelope: Envelope{Status: statusOf(len(pages))}, Pages: pages, NextCursor: next}
 }
 
 func (s *Server) listSources(ctx context.Context, c *call, _ ListSourcesInput) *ListSourcesOutput {
