@@ -35,6 +35,7 @@ func suites() []suite {
 		{"search", benchSearch},
 		{"capture", benchCapture},
 		{"serve", benchServe},
+		{"http", benchHTTP},
 		{"audit", benchAudit},
 		{"export", benchExport},
 		{"longmemeval", benchLongMemEval},
