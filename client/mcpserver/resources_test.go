@@ -287,6 +287,15 @@ func TestSchemasAndValidationAgree(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: resolving the input schema: %v", tool.Name, err)
 		}
+		rawOut, _ := json.Marshal(tool.OutputSchema)
+		var outSchema jsonschema.Schema
+		if err := json.Unmarshal(rawOut, &outSchema); err != nil {
+			t.Fatal(err)
+		}
+		resolvedOut, err := outSchema.Resolve(nil)
+		if err != nil {
+			t.Fatalf("%s: resolving the output schema: %v", tool.Name, err)
+		}
 		for name, prop := range schema.Properties {
 			for _, v := range edgeValues(name, prop) {
 				args := map[string]any{}
@@ -306,6 +315,11 @@ func TestSchemasAndValidationAgree(t *testing.T) {
 				out, _ := json.Marshal(res.StructuredContent)
 				var a answer
 				_ = json.Unmarshal(out, &a)
+				var outInst any
+				_ = json.Unmarshal(out, &outInst)
+				if err := resolvedOut.Validate(outInst); err != nil {
+					t.Errorf("%s %.200s: the answer breaks the output schema: %v (%s)", tool.Name, j, err, clipOut(out))
+				}
 				serverOK := a.Error == nil || a.Error.Kind != "invalid_argument"
 				if schemaOK != serverOK {
 					t.Errorf("%s %.200s: schema accepts=%v, server accepts=%v (%s)", tool.Name, j, schemaOK, serverOK, clipOut(out))
@@ -371,4 +385,37 @@ func edgeValues(name string, prop *jsonschema.Schema) []any {
 		}
 	}
 	return vals
+}
+
+// TestOutputSchemasUseSingleTypes: output schemas give one type per value,
+// except the scalars whose null carries meaning.
+func TestOutputSchemasUseSingleTypes(t *testing.T) {
+	b := testdb.Open(t)
+	h := start(t, b, nil)
+	tools, err := h.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nullable := []string{"meta.detail", "meta.detail_resolved", "meta.expand_enabled", "results[].keyword_rank", "results[].vector_rank"}
+	for _, tool := range tools.Tools {
+		raw, _ := json.Marshal(tool.OutputSchema)
+		var s jsonschema.Schema
+		if err := json.Unmarshal(raw, &s); err != nil {
+			t.Fatal(err)
+		}
+		var walk func(s *jsonschema.Schema, path string)
+		walk = func(s *jsonschema.Schema, path string) {
+			if s == nil {
+				return
+			}
+			if len(s.Types) > 0 && !slices.Contains(nullable, strings.TrimPrefix(path, ".")) {
+				t.Errorf("%s: %s has the type list %v", tool.Name, path, s.Types)
+			}
+			for k, p := range s.Properties {
+				walk(p, path+"."+k)
+			}
+			walk(s.Items, path+"[]")
+		}
+		walk(&s, "")
+	}
 }

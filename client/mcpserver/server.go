@@ -382,6 +382,7 @@ func (s *Server) protect(ctx context.Context, c *call, raw json.RawMessage, run 
 // toResult renders the answer as structured content plus the same JSON as
 // text, for clients that only read text.
 func toResult(out enveloped) (*mcp.CallToolResult, error) {
+	emptySlices(out)
 	b, err := json.Marshal(out)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the answer: %w", err)

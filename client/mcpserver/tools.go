@@ -146,6 +146,7 @@ func addTool[In, Out any, P outPtr[Out]](s *Server, t *mcp.Tool, cost string, sh
 	if err != nil {
 		return fmt.Errorf("mcpserver: output schema of %s: %w", t.Name, err)
 	}
+	singleTypes(out)
 	t.InputSchema, t.OutputSchema, t.Annotations = in, out, readOnly
 	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return s.handle(ctx, req, t.Name, cost, func(ctx context.Context, c *call, raw json.RawMessage) enveloped {
@@ -370,4 +371,44 @@ func union(a, b []string) []string {
 	out := append(append([]string{}, a...), b...)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// singleTypes replaces the ["null", T] type lists the schema generator
+// writes for pointers and slices with T, where the answer never holds a
+// null: optional fields are left out rather than null, and arrays are
+// always arrays (emptySlices). Only required scalars whose null means
+// something (a rank the result has no part in, a detail not set) keep
+// ["null", T]. Some clients handle type lists poorly.
+func singleTypes(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	for name, p := range s.Properties {
+		if len(p.Types) == 2 && slices.Contains(p.Types, "null") {
+			other := p.Types[0]
+			if other == "null" {
+				other = p.Types[1]
+			}
+			if other == "array" || other == "object" || !slices.Contains(s.Required, name) {
+				p.Types, p.Type = nil, other
+			}
+		}
+		singleTypes(p)
+	}
+	singleTypes(s.Items)
+}
+
+// emptySlices sets the nil slice fields of the struct out points to (an
+// answer) to empty ones, so that arrays are never null on the wire.
+func emptySlices(out any) {
+	v := reflect.ValueOf(out)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return
+	}
+	v = v.Elem()
+	for i := range v.NumField() {
+		if f := v.Field(i); f.Kind() == reflect.Slice && f.IsNil() && f.CanSet() {
+			f.Set(reflect.MakeSlice(f.Type(), 0, 0))
+		}
+	}
 }
