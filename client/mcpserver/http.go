@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"net"
 	"net/http"
 	"net/url"
@@ -189,7 +190,9 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts HTTPOption
 		Handler:           s.Handler(opts),
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-		ErrorLog:          nil,
+		// Handshake failures and the like go where the server's other
+		// problems go, not to the process's default logger.
+		ErrorLog: log.New(s.cfg.Errors, "pgbrain: serve: http: ", 0),
 	}
 	served := make(chan error, 1)
 	go func() {
