@@ -183,6 +183,29 @@ if [ "${PGBRAIN_SETUP_TESTS:-}" = 1 ] && ! command -v gcc >/dev/null 2>&1 && ! c
 	apt_install gcc
 fi
 
+# 4b. For `make test`: npm (any Node), which installs the pinned Node 22,
+#     MCP conformance suite and TypeScript SDK of tests/mcp (never the
+#     system Node).
+if [ "${PGBRAIN_SETUP_TESTS:-}" = 1 ] && ! command -v npm >/dev/null 2>&1; then
+	apt_install npm
+fi
+if [ "${PGBRAIN_SETUP_TESTS:-}" = 1 ]; then
+	mcp="$(dirname "$0")/../tests/mcp"
+	lock=$mcp/package-lock.json stamp=$mcp/node_modules/.package-lock.json
+	node_pkg="node-$(uname -s | tr '[:upper:]' '[:lower:]')-$(uname -m | sed 's/x86_64/x64/; s/aarch64/arm64/')"
+	node_ver=$(cat "$mcp/node-version")
+	if [ ! -f "$stamp" ] || [ "$lock" -nt "$stamp" ] || [ "$mcp/node-version" -nt "$stamp" ] ||
+		[ "$("$mcp/node_modules/$node_pkg/bin/node" --version 2>/dev/null)" != "v$node_ver" ]; then
+		say "installing the MCP test tools (tests/mcp) and Node $node_ver ($node_pkg) from npm"
+		npm ci --prefix "$mcp" --no-audit --no-fund --loglevel=error >&2 ||
+			die "npm ci --prefix tests/mcp failed: check access to the npm registry"
+		# The platform's Node binary package: no install script, not in the
+		# lock file (which would then hold every platform's).
+		npm install --prefix "$mcp" --no-save --no-audit --no-fund --loglevel=error "$node_pkg@$node_ver" >&2 ||
+			die "installing $node_pkg@$node_ver failed: check access to the npm registry (no such package means no Node build for this platform)"
+	fi
+fi
+
 # 5. Go modules.
 if command -v go >/dev/null 2>&1; then
 	go mod download >&2 || die "go mod download failed: check access to the Go module proxy"

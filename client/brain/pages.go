@@ -56,6 +56,10 @@ type ListFilter struct {
 	Source string // "" for every source
 	Type   string // "" for every type
 	Limit  int    // 0 for no limit
+	// After, when its Slug is set, starts the list after this page in the
+	// (source, slug) order: keyset paging that stays correct while pages
+	// are added or deleted between calls.
+	After struct{ Source, Slug string }
 }
 
 // PageSummary is a page without its body.
@@ -76,7 +80,8 @@ func (b *Brain) ListPages(ctx context.Context, f ListFilter, fn func(PageSummary
 	rows, err := b.Pool.Query(ctx, `
 		SELECT source_id, slug, title, type, updated_at FROM brain.pages
 		WHERE ($1 = '' OR source_id = $1) AND ($2 = '' OR type = $2)
-		ORDER BY source_id, slug LIMIT $3`, f.Source, f.Type, limit)
+		  AND ($4 = '' OR (source_id, slug) > ($5, $4))
+		ORDER BY source_id, slug LIMIT $3`, f.Source, f.Type, limit, f.After.Slug, f.After.Source)
 	if err != nil {
 		return fmt.Errorf("listing pages: %w", err)
 	}

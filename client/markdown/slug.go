@@ -58,8 +58,10 @@ func ValidSlug(s string) bool {
 
 // NormalizeSlug is what a command does to a slug typed by a person before
 // looking it up: NFC, so a slug typed on a system that composes characters
-// differently (macOS file names are NFD) still matches the stored one.
-func NormalizeSlug(s string) string { return norm.NFC.String(s) }
+// differently (macOS file names are NFD) still matches the stored one, and
+// lower case by the same Unicode rules as SlugFromPath, since no stored slug
+// has upper case ("People/Alice" finds "people/alice").
+func NormalizeSlug(s string) string { return norm.NFC.String(strings.ToLower(norm.NFC.String(s))) }
 
 // SlugFromPath derives a slug from a markdown file's path relative to the
 // brain directory: "People/Alice Smith.md" becomes "people/alice-smith",

@@ -284,6 +284,9 @@ func TestNormalizeSlug(t *testing.T) {
 	if got := NormalizeSlug("cafe\u0301/to\u0301kyo\u0304"); got != "café/tókyō" || !ValidSlug(got) {
 		t.Fatalf("NormalizeSlug = %q, want the NFC slug", got)
 	}
+	if got := NormalizeSlug("People/CAFE\u0301/ΣΟΦΟΣ"); got != "people/café/σοφοσ" || got != slugFromPathMust(t, "People/CAFE\u0301/ΣΟΦΟΣ.md") {
+		t.Fatalf("NormalizeSlug = %q, want the lower-case slug import gives the same name", got)
+	}
 }
 
 // sqlSlugCheck evaluates the pages_slug_shape CHECK of sql/008 in Go: the
@@ -330,4 +333,13 @@ func TestSlugFromPathIsNFC(t *testing.T) {
 		}
 		checkSlug(t, in, got)
 	}
+}
+
+func slugFromPathMust(t *testing.T, rel string) string {
+	t.Helper()
+	s, err := SlugFromPath(rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -59,6 +59,10 @@ type Auditor interface {
 	Record(ctx context.Context, e audit.Entry) (string, error)
 }
 
+// stopper is a transport that can stop reading and still answer the calls
+// it read (StdioTransport).
+type stopper interface{ Stop() }
+
 // auditFlusher is an Auditor that writes in the background: Run flushes it
 // after the last call, so that every answered call has its row when Run
 // returns. *audit.Async satisfies it.
@@ -138,12 +142,15 @@ func New(cfg Config) (*Server, error) {
 			"(hybrid keyword and vector search), search for exact keywords, get_page to read " +
 			"a page by slug, list_pages and list_sources to browse. Every answer has a status; " +
 			"partial means some results were withheld by the PII policy.",
-		// No logging capability: nothing is sent to the client outside answers.
-		Capabilities: &mcp.ServerCapabilities{},
+		// Exactly what is implemented: fixed tools and page resources (no
+		// list-change notifications, no subscriptions), no logging, prompts
+		// or completion.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
 	})
 	if err := s.register(); err != nil {
 		return nil, err
 	}
+	s.registerResources()
 	return s, nil
 }
 
@@ -170,20 +177,15 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) (err error) {
 			panic(p)
 		}
 	}()
-	runErr := s.mcp.Run(ctx, t)
-	deadline := time.Now().Add(s.cfg.DrainTimeout)
-	if !s.drain(deadline) {
-		fmt.Fprintf(s.cfg.Errors, "pgbrain: serve: tool calls still running after %v; stopping without them\n", s.cfg.DrainTimeout)
+	runCtx := ctx
+	if st, ok := t.(stopper); ok {
+		// The transport ends input itself and answers every call it already
+		// read before closing, so the session must outlive ctx.
+		runCtx = context.WithoutCancel(ctx)
+		defer context.AfterFunc(ctx, st.Stop)()
 	}
-	if f, ok := s.cfg.Audit.(auditFlusher); ok {
-		// Same budget as the calls: shutting down stays bounded. Whatever is
-		// still queued is the audit writer's to drain or report on Close.
-		fctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
-		if err := f.Flush(fctx); err != nil {
-			fmt.Fprintf(s.cfg.Errors, "pgbrain: serve: %v\n", err)
-		}
-		cancel()
-	}
+	runErr := s.mcp.Run(runCtx, t)
+	s.finish(ctx, time.Now().Add(s.cfg.DrainTimeout))
 	switch {
 	case ctx.Err() != nil:
 		stopMsg = "stopped: " + stopCause(ctx)
@@ -203,6 +205,23 @@ func stopCause(ctx context.Context) string {
 		return c.Error()
 	}
 	return "interrupted"
+}
+
+// finish waits for the calls still running and then for their audit rows,
+// both within deadline.
+func (s *Server) finish(ctx context.Context, deadline time.Time) {
+	if !s.drain(deadline) {
+		fmt.Fprintf(s.cfg.Errors, "pgbrain: serve: tool calls still running after %v; stopping without them\n", s.cfg.DrainTimeout)
+	}
+	if f, ok := s.cfg.Audit.(auditFlusher); ok {
+		// Same budget as the calls: shutting down stays bounded. Whatever is
+		// still queued is the audit writer's to drain or report on Close.
+		fctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
+		if err := f.Flush(fctx); err != nil {
+			fmt.Fprintf(s.cfg.Errors, "pgbrain: serve: %v\n", err)
+		}
+		cancel()
+	}
 }
 
 func (s *Server) drain(deadline time.Time) bool {
@@ -243,13 +262,58 @@ type enveloped interface{ envelope() *Envelope }
 
 // handle runs one tool call and does the bookkeeping around it.
 func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest, tool, costClass string, run func(context.Context, *call, json.RawMessage) enveloped) (*mcp.CallToolResult, error) {
+	var raw json.RawMessage
+	caller := "unknown"
+	if req != nil {
+		if req.Params != nil {
+			raw = req.Params.Arguments
+			if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
+				defer s.reportProgress(ctx, req.Session, tok, tool)()
+			}
+		}
+		caller = callerOf(req.Extra, req.Session)
+	}
+	return toResult(s.bookkeep(ctx, caller, raw, tool, costClass, run))
+}
+
+// progressEvery is how often a call that runs long tells a client that
+// asked for progress (by sending a progress token) that it still runs.
+const progressEvery = time.Second
+
+// reportProgress sends a progress notification every progressEvery until
+// the returned stop is called; calls that finish sooner send none. The
+// total is unknown, so progress counts the notifications.
+func (s *Server) reportProgress(ctx context.Context, ss *mcp.ServerSession, token any, tool string) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(progressEvery)
+		defer t.Stop()
+		for n := 1; ; n++ {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				// A client that went away only costs a failed write.
+				_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+					ProgressToken: token, Progress: float64(n),
+					Message: fmt.Sprintf("%s still running after %ds", tool, n),
+				})
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// bookkeep runs one call (a tool, or a resource read) and writes its audit
+// row, event and span.
+func (s *Server) bookkeep(ctx context.Context, caller string, raw json.RawMessage, tool, costClass string, run func(context.Context, *call, json.RawMessage) enveloped) enveloped {
 	s.inflight.Add(1)
 	defer s.inflight.Done()
 	start := time.Now()
-	var raw json.RawMessage
-	if req != nil && req.Params != nil {
-		raw = req.Params.Arguments
-	}
 	c := &call{}
 	out := s.protect(ctx, c, raw, run)
 	env := out.envelope()
@@ -257,7 +321,7 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest, tool, cos
 
 	entry := audit.Entry{
 		SessionID:     s.cfg.SessionID,
-		Caller:        callerName(req),
+		Caller:        caller,
 		Tool:          tool,
 		Status:        env.Status,
 		PIICategories: c.touched,
@@ -299,7 +363,7 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest, tool, cos
 			ErrorKind: errKind, Start: start, Duration: dur, Result: c.result,
 		})
 	}
-	return toResult(out)
+	return out
 }
 
 // protect turns a panic in a tool into an internal error answer, so one bad
@@ -318,6 +382,7 @@ func (s *Server) protect(ctx context.Context, c *call, raw json.RawMessage, run 
 // toResult renders the answer as structured content plus the same JSON as
 // text, for clients that only read text.
 func toResult(out enveloped) (*mcp.CallToolResult, error) {
+	emptySlices(out)
 	b, err := json.Marshal(out)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the answer: %w", err)
@@ -330,12 +395,17 @@ func toResult(out enveloped) (*mcp.CallToolResult, error) {
 	}, nil
 }
 
-// callerName is the client's name from initialize, or "unknown".
-func callerName(req *mcp.CallToolRequest) string {
-	if req == nil || req.Session == nil {
+// callerOf is, over HTTP, "token:" and the bearer token's name (the
+// identity the server checked); over stdio the client's name from
+// initialize; else "unknown".
+func callerOf(extra *mcp.RequestExtra, ss *mcp.ServerSession) string {
+	if extra != nil && extra.TokenInfo != nil && extra.TokenInfo.UserID != "" {
+		return "token:" + extra.TokenInfo.UserID
+	}
+	if ss == nil {
 		return "unknown"
 	}
-	p := req.Session.InitializeParams()
+	p := ss.InitializeParams()
 	if p == nil || p.ClientInfo == nil {
 		return "unknown"
 	}

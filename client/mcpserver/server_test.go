@@ -112,6 +112,12 @@ func asyncAudit(t *testing.T, db audit.Execer, stderr *syncBuffer) *audit.Async 
 // the config first.
 func start(t *testing.T, b *brain.Brain, edit func(*mcpserver.Config)) *harness {
 	t.Helper()
+	return startWith(t, b, edit, nil)
+}
+
+// startWith is start with client options.
+func startWith(t *testing.T, b *brain.Brain, edit func(*mcpserver.Config), copts *mcp.ClientOptions) *harness {
+	t.Helper()
 	h := &harness{b: b, eventsPath: filepath.Join(t.TempDir(), "events.jsonl"), stderr: &syncBuffer{}, spans: &spanLog{}}
 	ew, err := events.Open(h.eventsPath, events.Options{Errors: h.stderr})
 	if err != nil {
@@ -138,7 +144,7 @@ func start(t *testing.T, b *brain.Brain, edit func(*mcpserver.Config)) *harness 
 	st, ct := mcp.NewInMemoryTransports()
 	h.done = make(chan error, 1)
 	go func() { h.done <- srv.Run(ctx, st) }()
-	client := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1.0"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1.0"}, copts)
 	h.cs, err = client.Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -61,6 +61,7 @@ type ListPagesInput struct {
 	Source string `json:"source,omitempty" jsonschema:"only pages of this source id"`
 	Type   string `json:"type,omitempty" jsonschema:"only pages of this type, e.g. person"`
 	Limit  *int   `json:"limit,omitempty" jsonschema:"pages to return, 1-100 (default 100)"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous answer, to continue the list"`
 }
 
 // ListSourcesInput is the list_sources tool's (empty) arguments.
@@ -83,6 +84,8 @@ type GetPageOutput struct {
 type ListPagesOutput struct {
 	Envelope
 	Pages []brain.PageSummary `json:"pages" jsonschema:"pages ordered by source and slug"`
+	// NextCursor continues the list; absent on the last range.
+	NextCursor string `json:"next_cursor,omitempty" jsonschema:"pass as cursor to get the pages that follow; absent when there are no more"`
 }
 
 // ListSourcesOutput answers list_sources.
@@ -114,7 +117,7 @@ func (s *Server) register() error {
 			Description: "Read one page (title, body, timeline, frontmatter) by its slug."},
 			costRead, shapeGetPage, GetPageInput.check, s.getPage),
 		addTool(s, &mcp.Tool{Name: ToolListPages, Title: "List pages",
-			Description: "List page slugs and titles, optionally of one source or type."},
+			Description: "List page slugs and titles, optionally of one source or type, 100 at a time; pass next_cursor back as cursor for the rest."},
 			costRead, shapeListPages, ListPagesInput.check, s.listPages),
 		addTool(s, &mcp.Tool{Name: ToolListSources, Title: "List sources",
 			Description: "List the brain's sources with their page counts."},
@@ -139,10 +142,12 @@ func addTool[In, Out any, P outPtr[Out]](s *Server, t *mcp.Tool, cost string, sh
 		return fmt.Errorf("mcpserver: input schema of %s: %w", t.Name, err)
 	}
 	shape(in)
+	noEmptyStrings(in)
 	out, err := jsonschema.ForType(reflect.TypeFor[Out](), nil)
 	if err != nil {
 		return fmt.Errorf("mcpserver: output schema of %s: %w", t.Name, err)
 	}
+	singleTypes(out)
 	t.InputSchema, t.OutputSchema, t.Annotations = in, out, readOnly
 	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return s.handle(ctx, req, t.Name, cost, func(ctx context.Context, c *call, raw json.RawMessage) enveloped {
@@ -333,14 +338,12 @@ func (s *Server) getPage(ctx context.Context, c *call, in GetPageInput) *GetPage
 }
 
 func (s *Server) listPages(ctx context.Context, c *call, in ListPagesInput) *ListPagesOutput {
-	pages := []brain.PageSummary{}
-	err := s.cfg.Pages.ListPages(ctx, brain.ListFilter{Source: in.Source, Type: in.Type, Limit: limitOr(in.Limit, defaultListLimit)},
-		func(p brain.PageSummary) error { pages = append(pages, p); return nil })
+	pages, next, err := s.listPageRange(ctx, brain.ListFilter{Source: in.Source, Type: in.Type}, in.Cursor, limitOr(in.Limit, defaultListLimit))
 	if err != nil {
 		return fail[ListPagesOutput](s.storeFailure(ctx, ToolListPages, err))
 	}
 	c.result = map[string]int64{"pages": int64(len(pages))}
-	return &ListPagesOutput{Envelope: Envelope{Status: statusOf(len(pages))}, Pages: pages}
+	return &ListPagesOutput{Envelope: Envelope{Status: statusOf(len(pages))}, Pages: pages, NextCursor: next}
 }
 
 func (s *Server) listSources(ctx context.Context, c *call, _ ListSourcesInput) *ListSourcesOutput {
@@ -374,4 +377,44 @@ func union(a, b []string) []string {
 	out := append(append([]string{}, a...), b...)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// singleTypes replaces the ["null", T] type lists the schema generator
+// writes for pointers and slices with T, where the answer never holds a
+// null: optional fields are left out rather than null, and arrays are
+// always arrays (emptySlices). Only required scalars whose null means
+// something (a rank the result has no part in, a detail not set) keep
+// ["null", T]. Some clients handle type lists poorly.
+func singleTypes(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	for name, p := range s.Properties {
+		if len(p.Types) == 2 && slices.Contains(p.Types, "null") {
+			other := p.Types[0]
+			if other == "null" {
+				other = p.Types[1]
+			}
+			if other == "array" || other == "object" || !slices.Contains(s.Required, name) {
+				p.Types, p.Type = nil, other
+			}
+		}
+		singleTypes(p)
+	}
+	singleTypes(s.Items)
+}
+
+// emptySlices sets the nil slice fields of the struct out points to (an
+// answer) to empty ones, so that arrays are never null on the wire.
+func emptySlices(out any) {
+	v := reflect.ValueOf(out)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return
+	}
+	v = v.Elem()
+	for i := range v.NumField() {
+		if f := v.Field(i); f.Kind() == reflect.Slice && f.IsNil() && f.CanSet() {
+			f.Set(reflect.MakeSlice(f.Type(), 0, 0))
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -28,6 +29,25 @@ var sourceRE = regexp.MustCompile(sourcePattern)
 func decodeArgs(raw json.RawMessage, v any) error {
 	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		raw = json.RawMessage("{}")
+	}
+	// The schemas allow no null and no empty string anywhere: an argument
+	// is given with a value or left out. Go's decoder would read both as
+	// "left out", so they are refused here, before decoding.
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) == nil {
+		names := make([]string, 0, len(fields))
+		for k := range fields {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			switch string(bytes.TrimSpace(fields[k])) {
+			case "null":
+				return fmt.Errorf("argument %q is null; give a value or leave it out", clip(k))
+			case `""`:
+				return fmt.Errorf("argument %q is empty; give a value or leave it out", clip(k))
+			}
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -130,8 +150,16 @@ func (in ListPagesInput) check() error {
 	if in.Source != "" {
 		errs = append(errs, checkSource("source", in.Source))
 	}
-	if len(in.Type) > maxTypeLen || !utf8.ValidString(in.Type) || strings.ContainsFunc(in.Type, unicode.IsControl) {
-		errs = append(errs, fmt.Errorf(`argument "type" must be at most %d bytes of printable text`, maxTypeLen))
+	// Characters, not bytes: what maxLength in the schema counts.
+	if utf8.RuneCountInString(in.Type) > maxTypeLen || !utf8.ValidString(in.Type) || strings.ContainsFunc(in.Type, unicode.IsControl) {
+		errs = append(errs, fmt.Errorf(`argument "type" must be at most %d characters of printable text`, maxTypeLen))
+	}
+	if len(in.Cursor) > maxCursorLen {
+		errs = append(errs, fmt.Errorf(`argument "cursor" is longer than %d characters; pass next_cursor unchanged`, maxCursorLen))
+	} else if in.Cursor != "" {
+		if _, err := decodeCursor(in.Cursor); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(append(errs, checkLimit(in.Limit))...)
 }
@@ -173,6 +201,22 @@ func shapeListPages(s *jsonschema.Schema) {
 	s.Properties["source"].Pattern = sourcePattern
 	s.Properties["type"].MaxLength = ptr(maxTypeLen)
 	shapeLimit(s.Properties["limit"], defaultListLimit)
+	s.Properties["cursor"].MaxLength = ptr(maxCursorLen)
+}
+
+// maxCursorLen bounds a cursor: base64 of a source id and a slug.
+const maxCursorLen = 1024
+
+// noEmptyStrings sets minLength 1 on every string property, top level and
+// array items: decodeArgs refuses empty strings, and the schema says so.
+func noEmptyStrings(s *jsonschema.Schema) {
+	for _, p := range s.Properties {
+		for _, t := range []*jsonschema.Schema{p, p.Items} {
+			if t != nil && t.Type == "string" && t.MinLength == nil {
+				t.MinLength = ptr(1)
+			}
+		}
+	}
 }
 
 func shapeLimit(l *jsonschema.Schema, def int) {

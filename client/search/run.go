@@ -102,12 +102,12 @@ FROM brain.search($1, $2::text::vector, $3, nullif($4, ''), $5, $6, $7, $8, $9, 
 
 // sqlMeta is the part of brain.search's meta the client reports.
 type sqlMeta struct {
-	DetailResolved string          `json:"detail_resolved"`
-	VectorEnabled  bool            `json:"vector_enabled"`
-	VectorRan      bool            `json:"vector_ran"`
-	VectorSkipped  *string         `json:"vector_skipped"`
-	Parser         json.RawMessage `json:"parser"`
-	KeywordScan    json.RawMessage `json:"keyword_scan"`
+	DetailResolved string         `json:"detail_resolved"`
+	VectorEnabled  bool           `json:"vector_enabled"`
+	VectorRan      bool           `json:"vector_ran"`
+	VectorSkipped  *string        `json:"vector_skipped"`
+	Parser         map[string]any `json:"parser"`
+	KeywordScan    map[string]any `json:"keyword_scan"`
 }
 
 func run(ctx context.Context, db Querier, q string, qvec []float32, useVector bool, detail string, o Options, t Tuning) (*Response, error) {

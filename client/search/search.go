@@ -3,8 +3,6 @@
 // every caller ranks exactly the same way.
 package search
 
-import "encoding/json"
-
 // Detail levels accepted by hybrid search.
 const (
 	DetailLow    = "low"
@@ -62,11 +60,11 @@ type Meta struct {
 	VectorSkipped *string `json:"vector_skipped"`
 	// Parser is brain.parse_query's account of the query: terms, phrases,
 	// negated words, OR groups, the strict tsquery.
-	Parser json.RawMessage `json:"parser,omitempty"`
+	Parser map[string]any `json:"parser,omitempty"`
 	// KeywordScan is the keyword arm's candidate cut: candidates scored,
 	// rounds, terms scanned of the total, and whether the top results are
 	// provably those of exhaustive BM25.
-	KeywordScan json.RawMessage `json:"keyword_scan,omitempty"`
+	KeywordScan map[string]any `json:"keyword_scan,omitempty"`
 }
 
 // Response is a search's answer.

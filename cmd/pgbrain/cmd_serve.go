@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
+	"net"
 	"os"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
 	"github.com/pgbrain/pgbrain/client/audit"
@@ -16,6 +16,7 @@ import (
 	"github.com/pgbrain/pgbrain/client/mcpserver"
 	"github.com/pgbrain/pgbrain/client/refusal"
 	"github.com/pgbrain/pgbrain/client/telemetry"
+	"github.com/pgbrain/pgbrain/client/tokens"
 )
 
 var eventsPathFlag = &cli.StringFlag{
@@ -26,7 +27,7 @@ var eventsPathFlag = &cli.StringFlag{
 func serveCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "serve",
-		Usage: "serve the brain to agents over MCP (stdio)",
+		Usage: "serve the brain to agents over MCP (stdio, or streamable HTTP with --http)",
 		Description: "Tools: query, search, get_page, list_pages, list_sources (read-only).\n" +
 			"Each call is written to the audit log (in the background, drained at\n" +
 			"exit) and the events file; spans go to OTLP/HTTP when\n" +
@@ -36,6 +37,15 @@ func serveCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-events", Usage: "write no events file"},
 			&cli.StringFlag{Name: "pii-block", Usage: "PII categories to refuse besides credential, payment_card and government_id (CSV; '' turns refusal off)"},
 			&cli.BoolFlag{Name: "no-audit", Usage: "do not record tool calls in the audit log"},
+			&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on `ADDR` (host:port, endpoint /mcp) instead of stdio; needs a token from 'pgbrain token create'"},
+			&cli.StringFlag{Name: "tls-cert", Usage: "with --http: serve HTTPS with this certificate (PEM)"},
+			&cli.StringFlag{Name: "tls-key", Usage: "with --http: the certificate's private key (PEM)"},
+			&cli.StringSliceFlag{Name: "allow-origin", Usage: "with --http: a browser Origin allowed to call (repeatable); other origins get 403"},
+			&cli.StringSliceFlag{Name: "allow-host", Usage: "with --http: the only Host header values accepted (repeatable; default any, except rebinding to loopback)"},
+			&cli.Float64Flag{Name: "rate", Value: mcpserver.DefaultRate, Usage: "with --http: requests per second per token (token bucket; 0 < rate)"},
+			&cli.IntFlag{Name: "burst", Value: mcpserver.DefaultBurst, Usage: "with --http: requests per token at once before --rate applies"},
+			&cli.BoolFlag{Name: "json-response", Usage: "with --http: answer with application/json rather than an SSE stream"},
+			&cli.BoolFlag{Name: "no-auth", Usage: "with --http on a loopback address only: accept requests without a token (tests, the conformance suite)"},
 		},
 		Action: runServe,
 	}
@@ -53,6 +63,10 @@ func runServe(c *cli.Context) error {
 	if err != nil {
 		return usageError("serve: %v", err)
 	}
+	httpOpts, err := httpOptions(c)
+	if err != nil {
+		return err
+	}
 	noAudit := c.Bool("no-audit")
 	if noAudit {
 		fmt.Fprintln(stderr, "pgbrain: serve: --no-audit: tool calls will not be recorded in the audit log")
@@ -64,7 +78,7 @@ func runServe(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	b, err := openBrain(c)
+	b, err := openExistingBrain(c)
 	if err != nil {
 		return err
 	}
@@ -114,8 +128,25 @@ func runServe(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "pgbrain: serving over MCP on stdio (session %s)\n", srv.SessionID())
-	runErr := srv.Run(c.Context, stdioTransport(c.App.Reader, c.App.Writer))
+	var runErr error
+	if addr := c.String("http"); addr != "" {
+		if !c.Bool("no-auth") {
+			httpOpts.Tokens = dbTokens{b.Pool}
+		}
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("serve: listening on %s: %w", addr, err)
+		}
+		scheme := "http"
+		if httpOpts.TLSCert != "" {
+			scheme = "https"
+		}
+		fmt.Fprintf(stderr, "pgbrain: serving over MCP on %s://%s/mcp (session %s)\n", scheme, ln.Addr(), srv.SessionID())
+		runErr = srv.ServeHTTP(c.Context, ln, httpOpts)
+	} else {
+		fmt.Fprintf(stderr, "pgbrain: serving over MCP on stdio (session %s)\n", srv.SessionID())
+		runErr = srv.Run(c.Context, &mcpserver.StdioTransport{In: c.App.Reader, Out: c.App.Writer})
+	}
 
 	if auditor != nil {
 		// Every answered call must have its row once the process is gone.
@@ -136,21 +167,47 @@ func runServe(c *cli.Context) error {
 	return runErr
 }
 
-// stdioTransport serves over the app's stdin and stdout. Reading goes
-// through a pipe so that shutting down on a signal never waits on a read
-// that the operating system will not interrupt.
-func stdioTransport(in io.Reader, out io.Writer) mcp.Transport {
-	pr, pw := io.Pipe()
-	go func() {
-		if _, err := io.Copy(pw, in); err != nil {
-			pw.CloseWithError(err)
-			return
+// httpOptions checks the --http flags before anything is opened.
+func httpOptions(c *cli.Context) (mcpserver.HTTPOptions, error) {
+	o := mcpserver.HTTPOptions{
+		AllowedOrigins: c.StringSlice("allow-origin"), AllowedHosts: c.StringSlice("allow-host"),
+		Rate: c.Float64("rate"), Burst: c.Int("burst"), JSONResponse: c.Bool("json-response"),
+		TLSCert: c.String("tls-cert"), TLSKey: c.String("tls-key"),
+	}
+	addr := c.String("http")
+	if addr == "" {
+		for _, f := range []string{"tls-cert", "tls-key", "allow-origin", "allow-host", "rate", "burst", "json-response", "no-auth"} {
+			if c.IsSet(f) {
+				return o, usageError("serve: --%s applies only with --http ADDR", f)
+			}
 		}
-		pw.Close() // the reader sees io.EOF: the client hung up
-	}()
-	return &mcp.IOTransport{Reader: pr, Writer: nopWriteCloser{out}}
+		return o, nil
+	}
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return o, usageError("serve: --http %q: give host:port, e.g. 127.0.0.1:8080 or :8443", addr)
+	}
+	if (o.TLSCert == "") != (o.TLSKey == "") {
+		return o, usageError("serve: --tls-cert and --tls-key go together; give both or neither")
+	}
+	if o.Rate <= 0 || o.Burst < 1 {
+		return o, usageError("serve: --rate must be above 0 and --burst at least 1")
+	}
+	if c.Bool("no-auth") && !mcpserver.IsLoopback(addr) {
+		return o, usageError("serve: --no-auth is allowed only on a loopback address (127.0.0.1, [::1], localhost), not %q; create a token with 'pgbrain token create NAME'", addr)
+	}
+	return o, nil
 }
 
-type nopWriteCloser struct{ io.Writer }
+// dbTokens checks bearer tokens against brain.mcp_tokens.
+type dbTokens struct{ db tokens.DB }
 
-func (nopWriteCloser) Close() error { return nil }
+func (d dbTokens) VerifyToken(ctx context.Context, secret string) (string, bool, error) {
+	t, err := tokens.Verify(ctx, d.db, secret)
+	if errors.Is(err, tokens.ErrUnknown) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return t.Name, true, nil
+}

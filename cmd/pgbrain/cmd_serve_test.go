@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -251,4 +252,123 @@ func (s *syncBuf) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestServePipedRequestsAllAnswered: requests piped into serve, then EOF,
+// are all answered before it exits (printf '...' | pgbrain serve).
+func TestServePipedRequestsAllAnswered(t *testing.T) {
+	url := testdb.New(t)
+	if _, errOut, code := pgbrain(t, url, "# Widgets\n\nThe widget project ships blue widgets.\n", "put", "notes/widgets"); code != 0 {
+		t.Fatalf("put: %d %s", code, errOut)
+	}
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"printf","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{"query":"widgets"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"list_sources"}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"ping"}`,
+	}, "\n") + "\n"
+	out, errOut, code := pgbrain(t, url, in, "--home", t.TempDir(), "serve", "--no-events")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var ids []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var a struct {
+			ID     json.RawMessage `json:"id"`
+			Error  any             `json:"error"`
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(line), &a); err != nil {
+			t.Fatalf("answer %q: %v", line, err)
+		}
+		if a.Error != nil || len(a.Result) == 0 {
+			t.Errorf("answer %s", line)
+		}
+		ids = append(ids, string(a.ID))
+	}
+	slices.Sort(ids)
+	if strings.Join(ids, ",") != "1,2,3,4,5" {
+		t.Errorf("answered ids %v, want 1 to 5", ids)
+	}
+}
+
+// TestServeRefusesToGuessTheBrain: with no database and no embedded brain,
+// serve names what to set instead of creating an empty brain.
+func TestServeRefusesToGuessTheBrain(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	t.Setenv("PGBRAIN_DATABASE_URL", "")
+	home := filepath.Join(t.TempDir(), "home")
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"pgbrain", "--home", home, "serve", "--no-events"}, strings.NewReader(""), &out, &errOut)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr %q", code, errOut.String())
+	}
+	for _, want := range []string{"PGBRAIN_HOME", "DATABASE_URL", `"env"`, "pgbrain init", "never creates"} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("stderr %q lacks %q", errOut.String(), want)
+		}
+	}
+	if out.Len() != 0 {
+		t.Errorf("stdout %q, want nothing", out.String())
+	}
+	if _, err := os.Stat(home); !os.IsNotExist(err) {
+		t.Errorf("serve created %s (%v): it must not initialise anything", home, err)
+	}
+}
+
+func TestTokenCommands(t *testing.T) {
+	url := testdb.New(t)
+	secret, errOut, code := pgbrain(t, url, "", "token", "create", "laptop", "--role", "pgbrain_reader")
+	if code != 0 || !strings.HasPrefix(secret, "pgb_") || !strings.Contains(errOut, "shown only now") {
+		t.Fatalf("create: %d %q %q", code, secret, errOut)
+	}
+	out, _, code := pgbrain(t, url, "", "token", "list", "--json")
+	var list []struct {
+		Name, Role string
+		RevokedAt  *time.Time `json:"revoked_at"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil || code != 0 || len(list) != 1 || list[0].Name != "laptop" || list[0].Role != "pgbrain_reader" {
+		t.Fatalf("list: %d %q (%v)", code, out, err)
+	}
+	if strings.Contains(out, strings.TrimSpace(secret)) {
+		t.Error("token list shows the secret")
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"token", "create", "Bad Name"}, 2, "token name"},
+		{[]string{"token", "create"}, 2, "one token NAME"},
+		{[]string{"token", "create", "laptop"}, 1, "exists already"},
+		{[]string{"token", "revoke", "nobody"}, 1, "no such token"},
+		{[]string{"token", "revoke", "laptop"}, 0, "revoked"},
+	} {
+		_, errOut, code := pgbrain(t, url, "", tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errOut, tc.code, tc.want)
+		}
+	}
+}
+
+func TestServeHTTPFlags(t *testing.T) {
+	url := testdb.New(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--tls-cert", "c.pem"}, "only with --http"},
+		{[]string{"serve", "--no-auth"}, "only with --http"},
+		{[]string{"serve", "--http", "8080"}, "host:port"},
+		{[]string{"serve", "--http", "0.0.0.0:0", "--no-auth"}, "loopback"},
+		{[]string{"serve", "--http", "127.0.0.1:0", "--tls-cert", "c.pem"}, "go together"},
+		{[]string{"serve", "--http", "127.0.0.1:0", "--rate", "0"}, "--rate"},
+	} {
+		_, errOut, code := pgbrain(t, url, "", append([]string{"--home", t.TempDir()}, tc.args...)...)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
 }

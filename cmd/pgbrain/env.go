@@ -97,3 +97,48 @@ func clientEmbedder(b *brain.Brain) (embed.Embedder, error) {
 		return nil, fmt.Errorf("brain.config names embedder %q, which this pgbrain does not know", b.Settings.Embedder)
 	}
 }
+
+// errNoBrain explains why serve refuses to start without a brain: MCP
+// clients launch it with almost no environment (the SDKs pass HOME, PATH
+// and a few more), so a missing PGBRAIN_HOME or DATABASE_URL would silently
+// open a new, empty brain instead of the user's.
+func errNoBrain(where string) error {
+	return cli.Exit("serve: no brain to serve: "+where+". serve never creates a brain. "+
+		"Set PGBRAIN_HOME (or --home) to the home of an existing brain, or DATABASE_URL (or --database-url) to its database; "+
+		"an MCP client passes neither unless its config has an env block, e.g. "+
+		`"env": {"PGBRAIN_HOME": "/home/you/.pgbrain"}. `+
+		"Create a brain with 'pgbrain init' or 'pgbrain import'. See docs/mcp.md.", 1)
+}
+
+// openExistingBrain is openBrain for serve: it upgrades an existing
+// embedded brain but never initialises one.
+func openExistingBrain(c *cli.Context) (*brain.Brain, error) {
+	if c.String("database-url") == "" {
+		cl, err := embeddedCluster(c)
+		if err != nil {
+			return nil, err
+		}
+		if !cl.Initialized() {
+			return nil, errNoBrain(fmt.Sprintf("no database is configured and there is no embedded brain in %s", cl.Dir()))
+		}
+	}
+	u, embedded, err := databaseURL(c)
+	if err != nil {
+		return nil, err
+	}
+	b, err := brain.Open(c.Context, u)
+	switch {
+	case errors.Is(err, brain.ErrNotInitialized) && embedded:
+		return nil, errNoBrain("the embedded cluster holds no brain yet")
+	case errors.Is(err, brain.ErrNotInitialized):
+		return nil, errNoBrain("the configured database holds no brain yet")
+	case err != nil && embedded:
+		// An existing embedded brain of an older schema: upgrade it, as
+		// every other command does.
+		if merr := migrate.Migrate(c.Context, u, migrate.Options{}); merr != nil {
+			return nil, merr
+		}
+		return brain.Open(c.Context, u)
+	}
+	return b, err
+}

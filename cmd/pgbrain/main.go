@@ -92,6 +92,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			doctorCommand(),
 			serveCommand(),
 			tailCommand(),
+			tokenCommand(),
 		},
 	}
 	setUsageErrors(app.Commands)

@@ -167,7 +167,13 @@ func tsvectorFloor(ctx context.Context, env *benchEnv, pageRows, chunkRows [][]a
 		return 0, err
 	}
 	defer setup.Close(ctx)
-	if _, err := setup.Exec(ctx, `CREATE UNLOGGED TABLE floor_store (page_id bigint, chunk_index int, chunk_source text, text text, tsv tsvector)`); err != nil {
+	// Logged tables, like the brain's: WAL is part of what every import
+	// writes. Pages go straight to their table; chunks are staged in a
+	// temporary table, as the import stages them, and stored with their
+	// tsvector.
+	if _, err := setup.Exec(ctx, `
+		CREATE TABLE floor_pages (id bigint, slug text, title text, type text, body text, timeline text, frontmatter jsonb, content_hash text);
+		CREATE TABLE floor_store (page_id bigint, chunk_index int, chunk_source text, text text, tsv tsvector)`); err != nil {
 		return 0, err
 	}
 	conns := make([]*pgx.Conn, writers)
@@ -176,8 +182,7 @@ func tsvectorFloor(ctx context.Context, env *benchEnv, pageRows, chunkRows [][]a
 			return 0, err
 		}
 		defer conns[i].Close(ctx)
-		if _, err := conns[i].Exec(ctx, `CREATE TEMP TABLE floor_pages (id bigint, slug text, title text, type text, body text, timeline text, frontmatter jsonb, content_hash text);
-			CREATE TEMP TABLE floor_chunks (page_id bigint, chunk_index int, chunk_source text, text text)`); err != nil {
+		if _, err := conns[i].Exec(ctx, `CREATE TEMP TABLE floor_chunks (page_id bigint, chunk_index int, chunk_source text, text text)`); err != nil {
 			return 0, err
 		}
 	}
@@ -202,7 +207,7 @@ func tsvectorFloor(ctx context.Context, env *benchEnv, pageRows, chunkRows [][]a
 			}
 			_, err := conn.Exec(ctx, `INSERT INTO floor_store
 				SELECT c.page_id, c.chunk_index, c.chunk_source, c.text, brain.chunk_tsv(p.title, c.text, c.chunk_source)
-				FROM floor_chunks c JOIN floor_pages p ON p.id = c.page_id`)
+				FROM pg_temp.floor_chunks c JOIN public.floor_pages p ON p.id = c.page_id`)
 			errs <- err
 		}()
 	}

@@ -36,6 +36,7 @@ func suites() []suite {
 		{"search-real", benchSearchReal},
 		{"capture", benchCapture},
 		{"serve", benchServe},
+		{"http", benchHTTP},
 		{"audit", benchAudit},
 		{"export", benchExport},
 		{"longmemeval", benchLongMemEval},
