@@ -33,5 +33,9 @@ END;
 CREATE OR REPLACE FUNCTION brain.text_tsvector(t text) RETURNS tsvector
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
-	SELECT to_tsvector('brain.english_unaccent'::regconfig, brain.cjk_bigrams(coalesce(t, '')));
+	-- cjk_bigrams holds a subquery, so it is never inlined and costs a call
+	-- with its own plan; text without CJK characters (most) skips it.
+	SELECT to_tsvector('brain.english_unaccent'::regconfig,
+		CASE WHEN t ~ '[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]' THEN brain.cjk_bigrams(t)
+		     ELSE coalesce(t, '') END);
 END;

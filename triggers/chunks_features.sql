@@ -18,7 +18,7 @@ DECLARE
 	retext boolean := TG_OP = 'INSERT' OR NEW.tsv IS DISTINCT FROM OLD.tsv;
 BEGIN
 	IF NEW.embedding IS NULL OR (retext AND TG_OP = 'UPDATE' AND NEW.embedding IS NOT DISTINCT FROM OLD.embedding) THEN
-		IF brain.embedder() = 'local' AND coalesce(current_setting('brain.embed', true), '') <> 'off' THEN
+		IF coalesce(current_setting('brain.embed', true), '') <> 'off' AND brain.embedder() = 'local' THEN
 			f := brain.tsv_features(NEW.tsv);
 			NEW.doc_len := f.doc_len;
 			NEW.embedding := f.embedding;
