@@ -60,6 +60,8 @@ func Main(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "testdb: removing test cluster: %v\n", err)
 		}
 		cancel()
+		// As root the cluster lives elsewhere; its home holds only a lock.
+		_ = os.RemoveAll(server.home)
 	}
 	os.Exit(code)
 }

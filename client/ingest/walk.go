@@ -118,7 +118,7 @@ func (w *walker) dir(abs, rel string) {
 	if err != nil {
 		// ReadDir returns what it read before the error; those entries
 		// are still walked, but the directory counts as incomplete.
-		w.skip(rel, fmt.Sprintf("cannot read directory (%s); files below it were not imported and nothing was pruned", errText(err)), true)
+		w.skip(rel, fmt.Sprintf("cannot read directory (%s); files below it were not imported, and the import will not prune", errText(err)), true)
 	}
 	for _, e := range entries {
 		name := e.Name()

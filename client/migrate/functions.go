@@ -21,7 +21,7 @@ const ChecksumKey = "functions_checksum"
 
 // ErrFunctionsStale reports a brain whose repeatable functions are not the
 // ones this pgbrain ships.
-var ErrFunctionsStale = errors.New("the brain's search and export functions are not the ones this pgbrain ships: run 'pgbrain migrate'")
+var ErrFunctionsStale = errors.New("the brain's search and export functions were not installed by this pgbrain's migrate (an older pgbrain, or tern code install, which records no checksum): run 'pgbrain migrate'")
 
 // FunctionsChecksum is the lower-case hex sha256 of every file in functions/
 // (names and contents, in name order): what brain.config records once

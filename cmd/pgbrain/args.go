@@ -9,7 +9,9 @@ import (
 // interspersed moves a command's flags in front of its positional arguments,
 // so `pgbrain get SLUG --json` works like `pgbrain get --json SLUG`
 // (urfave/cli stops reading flags at the first positional argument).
-// Everything after `--` stays positional.
+// Everything after `--` stays positional. For commands whose argument is
+// free text (search, query), a word such as `-draft` that is no flag of the
+// command is query text (the query grammar's negation), not a usage error.
 func interspersed(app *cli.App, args []string) []string {
 	if len(args) < 2 {
 		return args
@@ -18,10 +20,11 @@ func interspersed(app *cli.App, args []string) []string {
 	i := 1
 	flags := app.Flags
 	cmds := app.Commands
+	var last *cli.Command
 	// Global flags, then the command path.
 	for i < len(args) {
 		a := args[i]
-		if isFlag(a) {
+		if isFlag(a) && !queryWord(last, flags, a) {
 			out = append(out, a)
 			if needsValue(flags, a) && i+1 < len(args) {
 				out = append(out, args[i+1])
@@ -35,7 +38,7 @@ func interspersed(app *cli.App, args []string) []string {
 			break
 		}
 		out = append(out, a)
-		flags, cmds = cmd.Flags, cmd.Subcommands
+		flags, cmds, last = cmd.Flags, cmd.Subcommands, cmd
 		i++
 	}
 	var flagArgs, positional []string
@@ -45,6 +48,8 @@ func interspersed(app *cli.App, args []string) []string {
 		case a == "--":
 			positional = append(positional, args[i+1:]...)
 			i = len(args)
+		case queryWord(last, flags, a):
+			positional = append(positional, a)
 		case isFlag(a):
 			flagArgs = append(flagArgs, a)
 			if needsValue(flags, a) && i+1 < len(args) {
@@ -78,6 +83,29 @@ func needsValue(flags []cli.Flag, a string) bool {
 				if bf, ok := f.(*cli.BoolFlag); ok && bf != nil {
 					return false
 				}
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// queryWord reports whether a, given to cmd, is query text that looks like
+// a flag: a single-dash word that names no flag of search or query.
+func queryWord(cmd *cli.Command, flags []cli.Flag, a string) bool {
+	return cmd != nil && (cmd.Name == "search" || cmd.Name == "query") &&
+		isFlag(a) && !strings.HasPrefix(a, "--") && !knownFlag(flags, a)
+}
+
+// knownFlag reports whether a names one of flags (or help).
+func knownFlag(flags []cli.Flag, a string) bool {
+	name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+	if name == "h" || name == "help" {
+		return true
+	}
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
 				return true
 			}
 		}

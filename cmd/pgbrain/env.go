@@ -119,7 +119,15 @@ func openExistingBrain(c *cli.Context) (*brain.Brain, error) {
 			return nil, err
 		}
 		if !cl.Initialized() {
-			return nil, errNoBrain(fmt.Sprintf("no database is configured and there is no embedded brain in %s", cl.Dir()))
+			home, err := homeDir(c)
+			if err != nil {
+				return nil, err
+			}
+			where := home
+			if cl.Dir() != home {
+				where = fmt.Sprintf("%s (its cluster would be %s)", home, cl.Dir())
+			}
+			return nil, errNoBrain(fmt.Sprintf("no database is configured and there is no embedded brain in %s", where))
 		}
 	}
 	u, embedded, err := databaseURL(c)

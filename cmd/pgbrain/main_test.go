@@ -176,6 +176,10 @@ func TestFlagsAfterArguments(t *testing.T) {
 		{"pgbrain list --limit 5", "pgbrain list --limit 5"},
 		{"pgbrain sources add x --json", "pgbrain sources add --json -- x"},
 		{"pgbrain get -- --json", "pgbrain get -- --json"},
+		// A negated word is query text; a flag of the command is still a flag.
+		{"pgbrain search -draft notes --limit 3", "pgbrain search --limit 3 -- -draft notes"},
+		{"pgbrain query --limit 3 alpha -beta", "pgbrain query --limit 3 -- alpha -beta"},
+		{"pgbrain get -draft", "pgbrain get -draft"},
 	} {
 		got := strings.Join(interspersed(app, strings.Fields(tc.in)), " ")
 		if got != tc.want {
