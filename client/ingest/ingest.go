@@ -117,15 +117,16 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 	if err != nil {
 		return sum, err
 	}
-	if bulkLoad(len(files), len(known), opts) {
-		// A load that at least doubles the brain builds the vector index
-		// once at the end instead of inserting every vector into it.
-		if _, err := b.Pool.Exec(ctx, `SELECT brain.vector_index_suspend()`); err != nil {
-			return sum, fmt.Errorf("suspending the vector index for a bulk load: %w", err)
-		}
+	// A load that at least doubles the brain builds the vector index once
+	// at the end instead of inserting every vector into it (index.go).
+	susp, err := prepareIndex(ctx, b, bulkLoad(len(files), len(known), opts), opts.Source)
+	if err != nil {
+		return sum, err
+	}
+	if susp != nil {
 		defer func() {
-			if _, rerr := b.Pool.Exec(context.WithoutCancel(ctx), `SELECT brain.vector_index_resume()`); rerr != nil && err == nil {
-				err = fmt.Errorf("rebuilding the vector index after a bulk load (run SELECT brain.vector_index_resume() in psql): %w", rerr)
+			if rerr := susp.resume(context.WithoutCancel(ctx), b); rerr != nil && err == nil {
+				err = rerr
 			}
 		}()
 	}

@@ -96,10 +96,11 @@ WITH a AS (
 	            CASE WHEN $2::text IS NULL AND brain.embedder() = 'local' THEN brain.embed_local($1) END)
 	       END AS v
 )
-SELECT a.detail, a.v IS NOT NULL AND coalesce($7, 1) > 0,
+SELECT a.detail, a.v IS NOT NULL AND coalesce($7, 1) > 0 AND ix.status = 'ready', ix.status,
        h.slug, h.source_id, h.page_id, h.chunk_id, h.chunk_index, h.chunk_source, h.title, h.type,
        h.score, h.keyword_rank, h.vector_rank, h.snippet
 FROM a
+CROSS JOIN (SELECT brain.vector_index_status() AS status) ix
 LEFT JOIN LATERAL brain.hybrid_search($1, a.v, $4, a.detail, $5, $10, $6, $7, $8, $11, NOT $12) h ON true`
 
 func run(ctx context.Context, db Querier, q string, qvec []float32, useVector bool, detail string, o Options, t Tuning) (*Response, error) {
@@ -138,7 +139,7 @@ func run(ctx context.Context, db Querier, q string, qvec []float32, useVector bo
 		var pid, cid *int64
 		var cidx *int
 		var score *float64
-		if err := rows.Scan(&resolved, &resp.Meta.VectorEnabled, &slug, &src, &pid, &cid, &cidx, &csrc,
+		if err := rows.Scan(&resolved, &resp.Meta.VectorEnabled, &resp.Meta.VectorIndex, &slug, &src, &pid, &cid, &cidx, &csrc,
 			&title, &typ, &score, &r.KeywordRank, &r.VectorRank, &snip); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("reading search results for %q: %w", abbreviate(q), err)

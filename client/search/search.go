@@ -45,8 +45,12 @@ type Result struct {
 
 // Meta describes how a search ran.
 type Meta struct {
-	Tool             string  `json:"tool"` // "query" or "search"
-	VectorEnabled    bool    `json:"vector_enabled"`
+	Tool          string `json:"tool"` // "query" or "search"
+	VectorEnabled bool   `json:"vector_enabled"`
+	// VectorIndex is brain.vector_index_status(): anything but "ready"
+	// means the vector arm was skipped (vector_enabled false) while the
+	// index is suspended for a bulk import, rebuilt, or lost to a crash.
+	VectorIndex      string  `json:"vector_index"`
 	Detail           *string `json:"detail"`          // what the caller asked for
 	DetailResolved   *string `json:"detail_resolved"` // what was used
 	ExpandEnabled    *bool   `json:"expand_enabled"`  // nil for search
