@@ -169,14 +169,22 @@ func RestoreIndex(ctx context.Context, b *brain.Brain) (bool, error) {
 	return true, nil
 }
 
-// prepareIndex readies the vector index for an import of files new pages
-// into a source that holds stored of them: a bulk load suspends it (and
-// returns the suspension to resume), any other import first restores an
-// index that a crashed command left suspended, so it does not insert every
-// vector into a brain that has no index for them.
-func prepareIndex(ctx context.Context, b *brain.Brain, bulk bool, source string) (*suspension, error) {
+// prepareIndex readies the vector index for an import of about newPages
+// new pages: one that at least doubles the brain (all sources count, since
+// the index serves them all) suspends it, and returns the suspension to
+// resume; any other import first restores an index that a crashed command
+// left suspended, so that searches get it back.
+func prepareIndex(ctx context.Context, b *brain.Brain, newPages int, opts Options) (*suspension, error) {
+	bulk := false
+	if bulkLoad(newPages, 0, opts) {
+		var brainPages int
+		if err := b.Pool.QueryRow(ctx, `SELECT count(*) FROM brain.pages`).Scan(&brainPages); err != nil {
+			return nil, fmt.Errorf("counting the brain's pages: %w", err)
+		}
+		bulk = bulkLoad(newPages, brainPages, opts)
+	}
 	if bulk {
-		return suspendIndex(ctx, b, fmt.Sprintf("bulk import into source %q", source))
+		return suspendIndex(ctx, b, fmt.Sprintf("bulk import into source %q", opts.Source))
 	}
 	if _, err := RestoreIndex(ctx, b); err != nil && !errors.Is(err, ErrIndexBusy) {
 		return nil, err

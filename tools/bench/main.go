@@ -33,6 +33,7 @@ func suites() []suite {
 	return []suite{
 		{"import", benchImport},
 		{"search", benchSearch},
+		{"importquery", benchImportQuery},
 		{"capture", benchCapture},
 		{"serve", benchServe},
 		{"audit", benchAudit},
