@@ -180,6 +180,17 @@ func indexAndRuns(ctx context.Context, b *brain.Brain, r *Report) error {
 		if r.VectorIndexBusy, err = ingest.IndexBusy(ctx, b); err != nil {
 			return err
 		}
+		if !r.VectorIndexBusy && r.VectorIndex == "rebuilding" {
+			// A rebuild whose command is gone left either nothing or an
+			// INVALID index behind.
+			var exists bool
+			if err := b.Pool.QueryRow(ctx, `SELECT to_regclass('brain.chunks_embedding_hnsw') IS NOT NULL`).Scan(&exists); err != nil {
+				return fmt.Errorf("looking for the vector index: %w", err)
+			}
+			if exists {
+				r.VectorIndex = "invalid"
+			}
+		}
 		switch {
 		case r.VectorIndexBusy:
 			r.warn("the vector index is %s and a running command owns it (a bulk import or a rebuild): searches are keyword-only until it ends", r.VectorIndex)

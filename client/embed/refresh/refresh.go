@@ -172,18 +172,21 @@ func all(ctx context.Context, b *brain.Brain, opts Options, start bool) (int64, 
 		return 0, false, fmt.Errorf("reading brain.embed_runs: %w", err)
 	}
 
-	var total int64
-	if err := conn.QueryRow(ctx, `SELECT count(*) FROM brain.chunks WHERE page_id > $1 AND page_id <= $2`, r.done, r.last).Scan(&total); err != nil {
-		return 0, true, fmt.Errorf("counting chunks to embed: %w", err)
+	var total, done int64
+	stopped := func(err error) (int64, bool, error) {
+		return done, true, fmt.Errorf("embed --all stopped after %d of %d chunks (the others keep their old vectors; run 'pgbrain embed --all' again to resume): %w",
+			done, total, err)
 	}
-	var done int64
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM brain.chunks WHERE page_id > $1 AND page_id <= $2`, r.done, r.last).Scan(&total); err != nil {
+		return stopped(fmt.Errorf("counting chunks to embed: %w", err))
+	}
 	for r.done < r.last {
 		// The batch ends with the page holding the opts.Batch-th chunk, so
 		// every page is swapped whole.
 		var upto *int64
 		if err := conn.QueryRow(ctx, `SELECT page_id FROM brain.chunks WHERE page_id > $1 AND page_id <= $2
 			ORDER BY page_id LIMIT 1 OFFSET $3`, r.done, r.last, opts.Batch-1).Scan(&upto); err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return done, true, fmt.Errorf("choosing the next pages to embed: %w", err)
+			return stopped(fmt.Errorf("choosing the next pages to embed: %w", err))
 		}
 		hi := r.last
 		if upto != nil {
@@ -196,8 +199,7 @@ func all(ctx context.Context, b *brain.Brain, opts Options, start bool) (int64, 
 			n, err = remotePages(ctx, conn, opts.Embedder, r, hi)
 		}
 		if err != nil {
-			return done, true, fmt.Errorf("recomputing embeddings of pages %d..%d (%d of %d chunks done; the others keep their old vectors; run 'pgbrain embed --all' again to resume): %w",
-				r.done+1, hi, done, total, err)
+			return stopped(fmt.Errorf("recomputing the embeddings of pages %d..%d: %w", r.done+1, hi, err))
 		}
 		r.done, r.chunks, done = hi, r.chunks+n, done+n
 		if opts.Progress != nil {
@@ -205,7 +207,7 @@ func all(ctx context.Context, b *brain.Brain, opts Options, start bool) (int64, 
 		}
 	}
 	if _, err := conn.Exec(ctx, `UPDATE brain.embed_runs SET finished_at = now() WHERE id = $1`, r.id); err != nil {
-		return done, true, fmt.Errorf("finishing the embed --all run: %w", err)
+		return stopped(fmt.Errorf("finishing the run: %w", err))
 	}
 	return done, true, nil
 }
