@@ -11,8 +11,10 @@
 -- While the brain has no valid HNSW index (suspended for a bulk import, being
 -- rebuilt, or lost to a crash) it returns no rows and raises a NOTICE, rather
 -- than scanning every vector of the brain: hybrid search then answers from
--- the keyword arm alone. The check reads the catalog, not
--- brain.vector_index_ready(), so this file does not depend on migration 008.
+-- the keyword arm alone. A brain of a few hundred chunks may ask for exact
+-- scans instead (brain.vector_scan = 'exact', as LongMemEval's scratch brain
+-- does). The check reads the catalog, not brain.vector_index_status(), so
+-- this file does not depend on migration 008.
 CREATE OR REPLACE FUNCTION brain.vector_search(
 	qvec vector,
 	lim int DEFAULT 10,
@@ -27,7 +29,8 @@ BEGIN
 		RETURN;
 	END IF;
 	IF NOT coalesce((SELECT i.indisvalid AND i.indisready FROM pg_catalog.pg_index i
-			WHERE i.indexrelid = to_regclass('brain.chunks_embedding_hnsw')), false) THEN
+			WHERE i.indexrelid = to_regclass('brain.chunks_embedding_hnsw')), false)
+	   AND coalesce(current_setting('brain.vector_scan', true), '') <> 'exact' THEN
 		RAISE NOTICE 'the vector index is suspended or being rebuilt: searching by keyword only (see pgbrain doctor)';
 		RETURN;
 	END IF;

@@ -176,7 +176,7 @@ func indexAndRuns(ctx context.Context, b *brain.Brain, r *Report) error {
 	if r.VectorIndex, err = ingest.IndexStatus(ctx, b); err != nil {
 		return err
 	}
-	if r.VectorIndex != "ready" {
+	if r.VectorIndex != "ready" && r.VectorIndex != "exact" {
 		if r.VectorIndexBusy, err = ingest.IndexBusy(ctx, b); err != nil {
 			return err
 		}

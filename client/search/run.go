@@ -96,7 +96,7 @@ WITH a AS (
 	            CASE WHEN $2::text IS NULL AND brain.embedder() = 'local' THEN brain.embed_local($1) END)
 	       END AS v
 )
-SELECT a.detail, a.v IS NOT NULL AND coalesce($7, 1) > 0 AND ix.status = 'ready', ix.status,
+SELECT a.detail, a.v IS NOT NULL AND coalesce($7, 1) > 0 AND ix.status IN ('ready', 'exact'), ix.status,
        h.slug, h.source_id, h.page_id, h.chunk_id, h.chunk_index, h.chunk_source, h.title, h.type,
        h.score, h.keyword_rank, h.vector_rank, h.snippet
 FROM a
