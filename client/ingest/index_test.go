@@ -60,7 +60,7 @@ type searchState struct {
 
 func searchNow(t *testing.T, b *brain.Brain) searchState {
 	t.Helper()
-	r, err := search.Hybrid(context.Background(), b.Pool, "library for parsing and compression", nil,
+	r, err := search.Hybrid(context.Background(), b.Pool, "library", nil,
 		search.Options{SourceIDs: []string{"default"}}, search.Tuning{})
 	if err != nil {
 		t.Fatalf("searching: %v", err)

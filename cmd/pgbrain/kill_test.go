@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -125,7 +126,7 @@ type queryJSON struct {
 // vector arm ranked.
 func queryNow(t *testing.T, url string) (queryJSON, int) {
 	t.Helper()
-	out, errOut, code := pgbrain(t, url, "", "query", "--json", "--source", "default", "library for parsing and compression")
+	out, errOut, code := pgbrain(t, url, "", "query", "--json", "--source", "default", "library")
 	if code != 0 {
 		t.Fatalf("query: code %d, %s", code, errOut)
 	}
@@ -149,17 +150,20 @@ func brainWithIncoming(t *testing.T, base, bulk int) (string, string, *pgx.Conn)
 	t.Helper()
 	url := testdb.New(t)
 	pages := testdb.DebianPages(t, base+bulk)
+	names := make([]string, 0, len(pages))
+	for name := range pages {
+		names = append(names, name)
+	}
+	sort.Strings(names)
 	d1, d2 := t.TempDir(), t.TempDir()
-	i := 0
-	for name, body := range pages {
+	for i, name := range names {
 		dir := d1
 		if i >= base {
 			dir = d2
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(pages[name]), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		i++
 	}
 	if _, errOut, code := pgbrain(t, url, "", "import", d1); code != 0 {
 		t.Fatalf("importing the base pages: %s", errOut)
@@ -208,9 +212,12 @@ func TestKilledImportLeavesASearchableBrain(t *testing.T) {
 			cmd := startCLI(t, bin, url, "import", dir, "--source", "incoming", "--writers", "1")
 			waitFor(t, conn, cmd, "the moment to kill the import", tc.killWhen)
 			if tc.terminate {
-				if _, err := conn.Exec(context.Background(), `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-					WHERE datname = current_database() AND query LIKE 'CREATE INDEX CONCURRENTLY%'`); err != nil {
-					t.Fatal(err)
+				// The server would finish the build for the dead client;
+				// ending its session is what a crash or restart does.
+				var n int
+				if err := conn.QueryRow(context.Background(), `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_progress_create_index
+					WHERE datname = current_database()`).Scan(&n); err != nil || n != 1 {
+					t.Fatalf("terminating the index build: %d sessions, %v", n, err)
 				}
 			}
 			killCLI(t, conn, cmd)
