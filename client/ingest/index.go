@@ -28,7 +28,10 @@ import (
 //
 // The rebuild is CREATE INDEX CONCURRENTLY, so writers are not blocked while
 // it runs; a build killed half-way leaves an INVALID index, which the next
-// rebuild drops first.
+// rebuild drops first. A load into an empty brain rebuilds without
+// CONCURRENTLY: there is nothing for other writers to wait for but their
+// own pages, and it saves the concurrent build's second pass over the
+// table. Readers are never blocked by either.
 
 // indexLockKey is the advisory lock that suspending commands hold shared.
 // It is one key per database (advisory locks are per database).
@@ -53,11 +56,15 @@ func IndexStatus(ctx context.Context, b *brain.Brain) (string, error) {
 // suspension is a held suspension of the vector index.
 type suspension struct {
 	conn *pgxpool.Conn // holds the shared advisory lock
+	// plain: the brain was empty before the load, so the rebuild need not
+	// let other writers in, and CREATE INDEX without CONCURRENTLY saves
+	// its second pass over the table.
+	plain bool
 }
 
 // suspendIndex drops the vector index for a bulk load and records why,
 // holding the shared lock until resume.
-func suspendIndex(ctx context.Context, b *brain.Brain, reason string) (*suspension, error) {
+func suspendIndex(ctx context.Context, b *brain.Brain, reason string, plain bool) (*suspension, error) {
 	conn, err := b.Pool.Acquire(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to suspend the vector index: %w", err)
@@ -66,7 +73,7 @@ func suspendIndex(ctx context.Context, b *brain.Brain, reason string) (*suspensi
 		conn.Release()
 		return nil, fmt.Errorf("taking the vector index lock: %w", err)
 	}
-	s := &suspension{conn: conn}
+	s := &suspension{conn: conn, plain: plain}
 	// The record and the drop commit together: an index is never missing
 	// without a record saying why.
 	tx, err := conn.Begin(ctx)
@@ -104,7 +111,7 @@ func (s *suspension) release() {
 // import still holds it suspended (that one rebuilds when it ends).
 func (s *suspension) resume(ctx context.Context, b *brain.Brain) error {
 	s.release()
-	if _, err := RestoreIndex(ctx, b); err != nil && !errors.Is(err, ErrIndexBusy) {
+	if _, err := restoreIndex(ctx, b, !s.plain); err != nil && !errors.Is(err, ErrIndexBusy) {
 		return err
 	}
 	return nil
@@ -121,6 +128,12 @@ var ErrIndexBusy = errors.New("a running import holds the vector index suspended
 // index that is ready only has a stale record cleared. ErrIndexBusy means a
 // running import owns the index.
 func RestoreIndex(ctx context.Context, b *brain.Brain) (bool, error) {
+	return restoreIndex(ctx, b, true)
+}
+
+// restoreIndex is RestoreIndex, building without CONCURRENTLY when
+// concurrently is false.
+func restoreIndex(ctx context.Context, b *brain.Brain, concurrently bool) (bool, error) {
 	conn, err := b.Pool.Acquire(ctx)
 	if err != nil {
 		return false, fmt.Errorf("connecting to rebuild the vector index: %w", err)
@@ -159,12 +172,16 @@ func RestoreIndex(ctx context.Context, b *brain.Brain) (bool, error) {
 		WHERE x.indexrelid = to_regclass('brain.chunks_embedding_hnsw')`).Scan(&invalid); err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return false, fmt.Errorf("checking the vector index: %w", err)
 	}
+	drop, create := `DROP INDEX CONCURRENTLY IF EXISTS brain.chunks_embedding_hnsw`, createIndexSQL
+	if !concurrently {
+		drop, create = `DROP INDEX IF EXISTS brain.chunks_embedding_hnsw`, `SELECT brain.vector_index_resume()`
+	}
 	if invalid {
-		if _, err := conn.Exec(ctx, `DROP INDEX CONCURRENTLY IF EXISTS brain.chunks_embedding_hnsw`); err != nil {
+		if _, err := conn.Exec(ctx, drop); err != nil {
 			return false, fmt.Errorf("dropping the invalid vector index left by an interrupted build: %w", err)
 		}
 	}
-	if _, err := conn.Exec(ctx, createIndexSQL); err != nil {
+	if _, err := conn.Exec(ctx, create); err != nil {
 		return false, fmt.Errorf("rebuilding the vector index (run 'pgbrain doctor --fix' to retry): %w", err)
 	}
 	if _, err := conn.Exec(ctx, `DELETE FROM brain.vector_index_state WHERE index_name = $1`, indexName); err != nil {
@@ -179,16 +196,15 @@ func RestoreIndex(ctx context.Context, b *brain.Brain) (bool, error) {
 // resume; any other import first restores an index that a crashed command
 // left suspended, so that searches get it back.
 func prepareIndex(ctx context.Context, b *brain.Brain, newPages int, opts Options) (*suspension, error) {
-	bulk := false
+	bulk, brainPages := false, 0
 	if bulkLoad(newPages, 0, opts) {
-		var brainPages int
 		if err := b.Pool.QueryRow(ctx, `SELECT count(*) FROM brain.pages`).Scan(&brainPages); err != nil {
 			return nil, fmt.Errorf("counting the brain's pages: %w", err)
 		}
 		bulk = bulkLoad(newPages, brainPages, opts)
 	}
 	if bulk {
-		return suspendIndex(ctx, b, fmt.Sprintf("bulk import into source %q", opts.Source))
+		return suspendIndex(ctx, b, fmt.Sprintf("bulk import into source %q", opts.Source), brainPages == 0)
 	}
 	if _, err := RestoreIndex(ctx, b); err != nil && !errors.Is(err, ErrIndexBusy) {
 		return nil, err
