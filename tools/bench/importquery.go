@@ -19,8 +19,9 @@ import (
 // latency in the same run: the bulk import suspends the brain's vector index
 // and rebuilds it at the end, and queries must stay interactive throughout
 // (goal: p50 during the import <= 3x idle p50). It is the slowest suite: at
-// -pages 20000 it imports 200,000 pages (about 15 to 30 minutes on a shared
-// 2-core machine).
+// -pages 20000 it imports 200,000 pages, and the HNSW rebuild over their
+// ~900,000 vectors alone ran for more than 45 minutes on a loaded 2-core
+// machine with maintenance_work_mem 256MB; -quick takes about 2 minutes.
 func benchImportQuery(ctx context.Context, env *benchEnv) error {
 	existing, incoming, nq := env.pages, 10*env.pages, 300
 	if env.quick {

@@ -67,7 +67,7 @@ func main() {
 	only := flag.String("suite", "", "run only these suites (comma-separated)")
 	pages := flag.Int("pages", 20000, "corpus size in pages")
 	quick := flag.Bool("quick", false, "small sizes, to check the suites work")
-	slow := flag.Bool("slow", false, "also run the slow suites (importquery: about 40 minutes at -pages 20000)")
+	slow := flag.Bool("slow", false, "also run the slow suites (importquery: an hour or more at -pages 20000)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
