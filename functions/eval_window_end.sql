@@ -12,14 +12,23 @@
 -- later snapshot. Only this database's backends count: no other can write
 -- its rows. Backends whose xact_start this role may not see (without
 -- pg_read_all_stats) cannot be bounded, so the function waits for those
--- transactions to finish. Assumes the server's wall clock does not step
--- backwards. Exports use the half-open window [since, end).
+-- transactions to finish, for at most brain.eval_window_timeout (a setting,
+-- any interval; default 30 seconds; 0 or a negative value fails at once
+-- instead of waiting): then it fails (SQLSTATE 55P03) with a message naming
+-- each session still holding such a transaction (pid, user,
+-- application_name, state, xact_start, as far as this role may see them)
+-- and the fixes. Assumes the server's wall clock does not step backwards.
+-- Exports use the half-open window [since, end).
 CREATE OR REPLACE FUNCTION brain.eval_window_end() RETURNS timestamptz
 LANGUAGE plpgsql VOLATILE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
-	t_end   timestamptz := clock_timestamp();
-	bounded timestamptz;
-	unknown text[];
+	t_end    timestamptz := clock_timestamp();
+	bounded  timestamptz;
+	unknown  text[];
+	max_wait interval := coalesce(nullif(current_setting('brain.eval_window_timeout', true), '')::interval,
+	                              interval '30 seconds');
+	deadline timestamptz := clock_timestamp() + max_wait;
+	who      text;
 BEGIN
 	-- pg_stat_activity is cached per transaction; read it fresh.
 	PERFORM pg_stat_clear_snapshot();
@@ -35,6 +44,19 @@ BEGIN
 	-- Wait for the transactions whose start this role cannot see, until
 	-- each backend no longer holds the transaction id it held above.
 	WHILE unknown IS NOT NULL LOOP
+		IF clock_timestamp() >= deadline THEN
+			SELECT string_agg(format('pid %s (user %s, application_name %s, state %s, xact_start %s)',
+			                         a.pid, coalesce(a.usename::text, 'unknown'),
+			                         coalesce(quote_literal(a.application_name), 'unknown'),
+			                         coalesce(a.state, 'unknown'),
+			                         coalesce(a.xact_start::text, 'unknown')), '; ' ORDER BY a.pid)
+			  INTO who
+			  FROM pg_stat_activity a
+			 WHERE (a.pid || ':' || a.backend_xid) = ANY (unknown);
+			RAISE EXCEPTION 'brain.eval_window_end: waited % for transactions that this role cannot see the start of: %', max_wait, coalesce(who, array_to_string(unknown, ', '))
+				USING ERRCODE = '55P03',
+				      HINT = 'end those transactions (pg_terminate_backend(pid)), grant pg_read_all_stats to this role so their start bounds the window without waiting, or wait longer with SET brain.eval_window_timeout = ''5min''';
+		END IF;
 		PERFORM pg_sleep(0.01);
 		PERFORM pg_stat_clear_snapshot();
 		SELECT array_agg(a.pid || ':' || a.backend_xid) INTO unknown

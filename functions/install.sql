@@ -16,6 +16,7 @@
 {{ template "parse_query.sql" . }}
 {{ template "keyword_candidates.sql" . }}
 {{ template "keyword_search.sql" . }}
+{{ template "vector_index_status.sql" . }}
 {{ template "vector_search.sql" . }}
 {{ template "search.sql" . }}
 {{ template "hybrid_search.sql" . }}

@@ -11,10 +11,12 @@
 --   carrying meta.
 -- * meta: detail_resolved (what detail was used: the caller's, else
 --   brain.detect_detail's, else 'medium'); vector_enabled (the vector arm
---   has a weight > 0 and a query vector: false when search.vector_weight is
---   0 or no vector could be made); vector_ran (it actually ran);
---   vector_skipped (why it did not run: 'weight_zero', 'no_terms' (the
---   query has no positive word), 'no_vector', 'keyword_filled', or null); keyword_weight,
+--   has a weight > 0, a query vector and a usable index: false when
+--   search.vector_weight is 0, no vector could be made, or the index is
+--   suspended or missing); vector_ran (it actually ran); vector_skipped (why
+--   it did not run: 'weight_zero', 'no_index' (see vector_index), 'no_terms'
+--   (the query has no positive word), 'no_vector', 'keyword_filled', or
+--   null); vector_index (brain.vector_index_status()); keyword_weight,
 --   vector_weight, rrf_k (the values used); parser (brain.parse_query's
 --   info); keyword_scan (the candidate cut: candidates, rounds,
 --   terms_scanned, terms_total, exact, phrases_dropped).
@@ -60,6 +62,7 @@ DECLARE
 	v vector := qvec;
 	parser jsonb;
 	hq tsquery;
+	ix text;
 	kw_ids bigint[] := '{}';
 	kw_scores float8[] := '{}';
 	kw_ranks int[] := '{}';
@@ -102,8 +105,13 @@ BEGIN
 	-- it runs unless the keyword arm already filled the list on a brain
 	-- whose vector arm only fills (then a 'local' query vector, which any
 	-- query with keyword hits has, is not even computed).
+	ix := brain.vector_index_status();
 	IF wv = 0 THEN
 		skipped := 'weight_zero';
+	ELSIF ix NOT IN ('ready', 'exact') THEN
+		-- Suspended for a bulk import, being rebuilt, or lost to a crash:
+		-- keyword only, never a scan of every vector.
+		skipped := 'no_index';
 	ELSIF jsonb_array_length(parser -> 'terms') = 0 THEN
 		-- Nothing positive to look for ("-word" alone, stop words): the
 		-- vector of "-zebra" would find zebra pages.
@@ -128,7 +136,7 @@ BEGIN
 	m := jsonb_build_object(
 		'detail_resolved', d, 'vector_enabled', enabled, 'vector_ran', run_vec, 'vector_skipped', skipped,
 		'keyword_weight', wk, 'vector_weight', coalesce(vector_weight, brain.search_setting('vector_weight')),
-		'rrf_k', k, 'parser', parser, 'keyword_scan', kw_meta);
+		'rrf_k', k, 'parser', parser, 'keyword_scan', kw_meta, 'vector_index', ix);
 
 	RETURN QUERY
 	WITH kw AS MATERIALIZED (

@@ -4,8 +4,14 @@
 -- Inserting vectors one by one into HNSW costs several times more than
 -- building the index once over the loaded rows, so a large import suspends
 -- the index and resumes it at the end. resume() is also the single definition
--- of the index (migration 001 calls it). Searches keep working while it is
--- suspended, by sequential scan. Both are idempotent.
+-- of the index (migration 001 calls it). While it is suspended, searches run
+-- keyword-only (brain.vector_search answers nothing rather than scanning
+-- every vector). Both are idempotent. `pgbrain import` does not call these:
+-- it records the suspension in brain.vector_index_state and rebuilds with
+-- CREATE INDEX CONCURRENTLY (client/ingest/index.go), which a function
+-- cannot run; from psql, after suspend(), prefer
+--   CREATE INDEX CONCURRENTLY IF NOT EXISTS chunks_embedding_hnsw
+--     ON brain.chunks USING hnsw (embedding vector_cosine_ops);
 CREATE OR REPLACE FUNCTION brain.vector_index_suspend() RETURNS void
 LANGUAGE sql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 	DROP INDEX IF EXISTS brain.chunks_embedding_hnsw;

@@ -8,6 +8,13 @@
 -- pgvector's iterative scan so a filter cannot starve the list. A NULL qvec
 -- returns no rows. Order is distance ASC, chunk id ASC. lim is clamped to
 -- 1..1000 (the largest ef_search pgvector accepts).
+-- While the brain has no valid HNSW index (suspended for a bulk import, being
+-- rebuilt, or lost to a crash) it returns no rows and raises a NOTICE, rather
+-- than scanning every vector of the brain: hybrid search then answers from
+-- the keyword arm alone. A brain of a few hundred chunks may ask for exact
+-- scans instead (brain.vector_scan = 'exact', as LongMemEval's scratch brain
+-- does). The check reads the catalog, not brain.vector_index_status(), so
+-- a query does not depend on the index state table.
 CREATE OR REPLACE FUNCTION brain.vector_search(
 	qvec vector,
 	lim int DEFAULT 10,
@@ -19,6 +26,12 @@ DECLARE
 	only_compiled boolean := coalesce(compiled_only, false);
 BEGIN
 	IF qvec IS NULL THEN
+		RETURN;
+	END IF;
+	IF NOT coalesce((SELECT i.indisvalid AND i.indisready FROM pg_catalog.pg_index i
+			WHERE i.indexrelid = to_regclass('brain.chunks_embedding_hnsw')), false)
+	   AND coalesce(current_setting('brain.vector_scan', true), '') <> 'exact' THEN
+		RAISE NOTICE 'the vector index is suspended or being rebuilt: searching by keyword only (see pgbrain doctor)';
 		RETURN;
 	END IF;
 	lim := least(greatest(coalesce(lim, 10), 1), 1000);

@@ -183,6 +183,16 @@ if [ "${PGBRAIN_SETUP_TESTS:-}" = 1 ] && ! command -v gcc >/dev/null 2>&1 && ! c
 	apt_install gcc
 fi
 
+# 4a. For `make test`: tests read real text nobody here wrote: Debian's
+#     package records (apt-cache dumpavail, which needs the package lists)
+#     and manual pages (a minimal image may have none).
+if [ "${PGBRAIN_SETUP_TESTS:-}" = 1 ] && command -v apt-cache >/dev/null 2>&1; then
+	ls /var/lib/apt/lists/*_Packages* >/dev/null 2>&1 || apt_update
+	if ! ls /usr/share/man/*/*.gz >/dev/null 2>&1; then
+		apt_install manpages
+	fi
+fi
+
 # 4b. For `make test`: npm (any Node), which installs the pinned Node 22,
 #     MCP conformance suite and TypeScript SDK of tests/mcp (never the
 #     system Node).

@@ -7,37 +7,50 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/capture"
+	"github.com/pgbrain/pgbrain/client/embed/refresh"
 	"github.com/pgbrain/pgbrain/client/evalconfig"
+	"github.com/pgbrain/pgbrain/client/ingest"
 	"github.com/pgbrain/pgbrain/client/migrate"
 )
 
 // Report is the doctor's findings. Warnings say what needs attention and how.
 type Report struct {
-	SchemaVersion      int                 `json:"schema_version"` // of this report's format
-	DatabaseSchema     int32               `json:"database_schema"`
-	LatestSchema       int32               `json:"latest_schema"`
-	Embedder           string              `json:"embedder"`
-	EmbedModel         string              `json:"embed_model"`
-	Dim                int                 `json:"dim"`
-	Pages              int64               `json:"pages"`
-	Chunks             int64               `json:"chunks"`
-	StaleEmbeddings    int64               `json:"stale_embeddings"`
-	Capture            evalconfig.Settings `json:"capture"`
-	CaptureFailures24h map[string]int64    `json:"capture_failures_24h"`
-	SpooledFailures    int                 `json:"spooled_failures"`
-	SpoolPath          string              `json:"spool_path"`
+	SchemaVersion   int    `json:"schema_version"` // of this report's format
+	DatabaseSchema  int32  `json:"database_schema"`
+	LatestSchema    int32  `json:"latest_schema"`
+	Embedder        string `json:"embedder"`
+	EmbedModel      string `json:"embed_model"`
+	Dim             int    `json:"dim"`
+	Pages           int64  `json:"pages"`
+	Chunks          int64  `json:"chunks"`
+	StaleEmbeddings int64  `json:"stale_embeddings"`
+	// VectorIndex is brain.vector_index_status() (ready, suspended,
+	// rebuilding, missing, invalid); VectorIndexBusy says a running command
+	// holds it suspended or is rebuilding it.
+	VectorIndex     string `json:"vector_index"`
+	VectorIndexBusy bool   `json:"vector_index_busy"`
+	// EmbedRun is an `embed --all` run started and not finished, or nil.
+	EmbedRun           *refresh.Interrupted `json:"embed_all_run"`
+	Capture            evalconfig.Settings  `json:"capture"`
+	CaptureFailures24h map[string]int64     `json:"capture_failures_24h"`
+	SpooledFailures    int                  `json:"spooled_failures"`
+	SpoolPath          string               `json:"spool_path"`
 	// PIICategories is nil when brain.page_pii does not exist.
 	PIICategories map[string]int64 `json:"pii_categories"`
 	Warnings      []string         `json:"warnings"`
+	// Fixed lists what `doctor --fix` did before this report was taken.
+	Fixed []string `json:"fixed,omitempty"`
 }
 
 // Run checks the brain b; cfg is the resolved capture switch (cfgErr the
@@ -66,6 +79,9 @@ func Run(ctx context.Context, b *brain.Brain, cfg evalconfig.Settings, cfgErr er
 	}
 	if r.StaleEmbeddings > 0 {
 		r.warn("%d chunks have no embedding (vector search skips them): run 'pgbrain embed --stale'", r.StaleEmbeddings)
+	}
+	if err := indexAndRuns(ctx, b, r); err != nil {
+		return nil, err
 	}
 	if cfgErr != nil {
 		r.warn("eval capture config: %v", cfgErr)
@@ -152,4 +168,79 @@ func SortedKeys(m map[string]int64) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// indexAndRuns reports the vector index and an unfinished `embed --all`.
+func indexAndRuns(ctx context.Context, b *brain.Brain, r *Report) error {
+	var err error
+	if r.VectorIndex, err = ingest.IndexStatus(ctx, b); err != nil {
+		return err
+	}
+	if r.VectorIndex != "ready" && r.VectorIndex != "exact" {
+		if r.VectorIndexBusy, err = ingest.IndexBusy(ctx, b); err != nil {
+			return err
+		}
+		if !r.VectorIndexBusy && r.VectorIndex == "rebuilding" {
+			// A rebuild whose command is gone left either nothing or an
+			// INVALID index behind.
+			var exists bool
+			if err := b.Pool.QueryRow(ctx, `SELECT to_regclass('brain.chunks_embedding_hnsw') IS NOT NULL`).Scan(&exists); err != nil {
+				return fmt.Errorf("looking for the vector index: %w", err)
+			}
+			if exists {
+				r.VectorIndex = "invalid"
+			}
+		}
+		switch {
+		case r.VectorIndexBusy:
+			r.warn("the vector index is %s and a running command owns it (a bulk import or a rebuild): searches are keyword-only until it ends", r.VectorIndex)
+		case r.VectorIndex == "invalid":
+			r.warn("the vector index is INVALID (an interrupted CREATE INDEX CONCURRENTLY left it): searches are keyword-only; run 'pgbrain doctor --fix' to rebuild it")
+		case r.VectorIndex == "missing":
+			r.warn("the vector index is missing: searches are keyword-only; run 'pgbrain doctor --fix' to rebuild it")
+		default:
+			r.warn("the vector index was left %s by an interrupted command: searches are keyword-only; run 'pgbrain doctor --fix' to rebuild it", r.VectorIndex)
+		}
+	}
+	if r.EmbedRun, err = refresh.Open(ctx, b); err != nil {
+		return err
+	}
+	if r.EmbedRun != nil && !r.EmbedRun.Running {
+		r.warn("'pgbrain embed --all' started at %s stopped after page %d of %d (the rest keep their old vectors): run 'pgbrain doctor --fix' or 'pgbrain embed --all' to finish it",
+			r.EmbedRun.StartedAt.UTC().Format(time.RFC3339), r.EmbedRun.DonePageID, r.EmbedRun.LastPageID)
+	}
+	return nil
+}
+
+// Fix completes what interrupted commands left half-done: it rebuilds a
+// missing or invalid vector index (unless a running import owns it),
+// finishes an interrupted `embed --all`, and fills stale embeddings. It
+// returns what it did, one line each.
+func Fix(ctx context.Context, b *brain.Brain, opts refresh.Options) ([]string, error) {
+	done := []string{}
+	rebuilt, err := ingest.RestoreIndex(ctx, b)
+	switch {
+	case errors.Is(err, ingest.ErrIndexBusy):
+		done = append(done, "vector index: left alone, "+err.Error())
+	case err != nil:
+		return done, err
+	case rebuilt:
+		done = append(done, "vector index: rebuilt")
+	}
+	opts.All = false
+	n, resumed, err := refresh.Resume(ctx, b, opts)
+	switch {
+	case errors.Is(err, refresh.ErrRunBusy):
+		done = append(done, "embed --all: left alone, "+err.Error())
+	case err != nil:
+		return done, err
+	case resumed:
+		done = append(done, fmt.Sprintf("embed --all: finished (%d chunks recomputed)", n))
+	}
+	if n, err = refresh.Run(ctx, b, opts); err != nil {
+		return done, err
+	} else if n > 0 {
+		done = append(done, fmt.Sprintf("stale embeddings: %d chunks embedded", n))
+	}
+	return done, nil
 }

@@ -126,15 +126,16 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 	}
 	files, collisions := assignSlugs(walked.files, known)
 	sum.Collisions = collisions
-	if bulkLoad(len(files), len(known), opts) {
-		// A load that at least doubles the brain builds the vector index
-		// once at the end instead of inserting every vector into it.
-		if _, err := b.Pool.Exec(ctx, `SELECT brain.vector_index_suspend()`); err != nil {
-			return sum, fmt.Errorf("suspending the vector index for a bulk load: %w", err)
-		}
+	// A load that at least doubles the brain builds the vector index once
+	// at the end instead of inserting every vector into it (index.go).
+	susp, err := prepareIndex(ctx, b, len(files)-len(known), opts)
+	if err != nil {
+		return sum, err
+	}
+	if susp != nil {
 		defer func() {
-			if _, rerr := b.Pool.Exec(context.WithoutCancel(ctx), `SELECT brain.vector_index_resume()`); rerr != nil && err == nil {
-				err = fmt.Errorf("rebuilding the vector index after a bulk load (run SELECT brain.vector_index_resume() in psql): %w", rerr)
+			if rerr := susp.resume(context.WithoutCancel(ctx), b); rerr != nil && err == nil {
+				err = rerr
 			}
 		}()
 	}
@@ -367,10 +368,11 @@ func DefaultWriters() int { return max(1, min(runtime.GOMAXPROCS(0), 4)) }
 // DefaultBulkThreshold is the smallest import that suspends the vector index.
 const DefaultBulkThreshold = 1000
 
-// bulkLoad decides whether an import is large enough, relative to what is
-// stored, that rebuilding the HNSW index beats inserting into it.
-func bulkLoad(files, stored int, opts Options) bool {
-	return !opts.NoEmbed && files-stored >= opts.BulkThreshold && files-stored >= stored
+// bulkLoad decides whether an import of newPages into a brain (every
+// source) of brainPages is large enough that rebuilding the HNSW index
+// beats inserting into it.
+func bulkLoad(newPages, brainPages int, opts Options) bool {
+	return !opts.NoEmbed && newPages >= opts.BulkThreshold && newPages >= brainPages
 }
 
 // PutPage stores one markdown document under slug, replacing what was there.

@@ -111,8 +111,10 @@ func NewScratch(ctx context.Context, brainURL string, o ScratchOptions) (s *Scra
 	// each call's values, without the planning. Such a plan is costed on
 	// whatever row counts the emptied tables last reported, which can pass
 	// jit_above_cost: compiling then took 7 ms for a search that runs in 2,
-	// so JIT is off here.
-	for _, set := range []string{"synchronous_commit = off", "plan_cache_mode = force_generic_plan", "jit = off"} {
+	// so JIT is off here. The brain has no HNSW index (see setupSQL), so
+	// vector search is told to scan its few hundred vectors exactly.
+	for _, set := range []string{"synchronous_commit = off", "plan_cache_mode = force_generic_plan", "jit = off",
+		"brain.vector_scan = 'exact'"} {
 		if err := s.adminExec(ctx, "ALTER DATABASE "+pgx.Identifier{s.Name}.Sanitize()+" SET "+set); err != nil {
 			return nil, fmt.Errorf("configuring the LongMemEval database %s: %w", s.Name, err)
 		}

@@ -108,6 +108,7 @@ type sqlMeta struct {
 	VectorSkipped  *string        `json:"vector_skipped"`
 	Parser         map[string]any `json:"parser"`
 	KeywordScan    map[string]any `json:"keyword_scan"`
+	VectorIndex    string         `json:"vector_index"`
 }
 
 func run(ctx context.Context, db Querier, q string, qvec []float32, useVector bool, detail string, o Options, t Tuning) (*Response, error) {
@@ -175,6 +176,7 @@ func run(ctx context.Context, db Querier, q string, qvec []float32, useVector bo
 	resp.Meta.VectorSkipped = m.VectorSkipped
 	resp.Meta.Parser = m.Parser
 	resp.Meta.KeywordScan = m.KeywordScan
+	resp.Meta.VectorIndex = m.VectorIndex
 	return resp, nil
 }
 

@@ -45,8 +45,14 @@ type Result struct {
 
 // Meta describes how a search ran.
 type Meta struct {
-	Tool             string  `json:"tool"`            // "query" or "search"
-	VectorEnabled    bool    `json:"vector_enabled"`  // weight > 0 and a query vector exists
+	Tool string `json:"tool"` // "query" or "search"
+	// VectorEnabled: the vector arm could run (weight > 0, a query vector,
+	// and a usable index).
+	VectorEnabled bool `json:"vector_enabled"`
+	// VectorIndex is brain.vector_index_status(): anything but "ready" or
+	// "exact" means the vector arm was skipped (vector_enabled false) while
+	// the index is suspended for a bulk import, rebuilt, or lost to a crash.
+	VectorIndex      string  `json:"vector_index"`
 	Detail           *string `json:"detail"`          // what the caller asked for
 	DetailResolved   *string `json:"detail_resolved"` // what was used
 	ExpandEnabled    *bool   `json:"expand_enabled"`  // nil for search

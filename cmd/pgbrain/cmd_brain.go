@@ -66,6 +66,9 @@ func migrateAndReport(c *cli.Context, opts migrate.Options) error {
 		return err
 	}
 	defer b.Close()
+	if err := restoreIndex(c, b); err != nil {
+		return err
+	}
 	s := b.Settings
 	fmt.Fprintf(c.App.Writer, "brain ready: embedder %s, model %s, dimension %d\n", s.Embedder, s.EmbedModel, s.Dim)
 	if opts.Embedder != "" && (opts.Embedder != s.Embedder || (opts.Dim != 0 && opts.Dim != s.Dim)) {
@@ -80,7 +83,7 @@ func embedCommand() *cli.Command {
 		Usage: "compute missing embeddings (--stale, the default) or all of them (--all)",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "stale", Usage: "embed chunks that have no embedding (default)"},
-			&cli.BoolFlag{Name: "all", Usage: "recompute every embedding"},
+			&cli.BoolFlag{Name: "all", Usage: "recompute every embedding, swapping page batches in place (resumes an interrupted run)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
 		},
 		Action: func(c *cli.Context) error {
@@ -94,6 +97,9 @@ func embedCommand() *cli.Command {
 			defer b.Close()
 			emb, err := clientEmbedder(b)
 			if err != nil {
+				return err
+			}
+			if err := restoreIndex(c, b); err != nil {
 				return err
 			}
 			bar := progress.New(c.App.ErrWriter, "embedding", !c.Bool("json"))

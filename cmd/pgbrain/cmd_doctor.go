@@ -10,7 +10,9 @@ import (
 
 	"github.com/pgbrain/pgbrain/client/capture"
 	"github.com/pgbrain/pgbrain/client/doctor"
+	"github.com/pgbrain/pgbrain/client/embed/refresh"
 	"github.com/pgbrain/pgbrain/client/evalconfig"
+	"github.com/pgbrain/pgbrain/client/progress"
 )
 
 func doctorCommand() *cli.Command {
@@ -19,6 +21,7 @@ func doctorCommand() *cli.Command {
 		Usage: "check the brain: schema, embedder, embeddings, eval capture and its failures, PII counts",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+			&cli.BoolFlag{Name: "fix", Usage: "first complete what interrupted commands left: rebuild a missing or invalid vector index, finish an interrupted 'embed --all', fill stale embeddings"},
 		},
 		Action: func(c *cli.Context) error {
 			home, err := homeDir(c)
@@ -31,10 +34,24 @@ func doctorCommand() *cli.Command {
 				return err
 			}
 			defer b.Close()
+			var fixed []string
+			if c.Bool("fix") {
+				emb, err := clientEmbedder(b)
+				if err != nil {
+					return err
+				}
+				bar := progress.New(c.App.ErrWriter, "embedding", !c.Bool("json"))
+				fixed, err = doctor.Fix(c.Context, b, refresh.Options{Embedder: emb, Progress: bar.Update})
+				bar.Done()
+				if err != nil {
+					return fmt.Errorf("doctor --fix: %w", err)
+				}
+			}
 			r, err := doctor.Run(c.Context, b, cfg, cfgErr, capture.NewSpool(home))
 			if err != nil {
 				return err
 			}
+			r.Fixed = fixed
 			if c.Bool("json") {
 				enc := json.NewEncoder(c.App.Writer)
 				return enc.Encode(r)
@@ -49,10 +66,25 @@ func doctorCommand() *cli.Command {
 }
 
 func printDoctor(w io.Writer, r *doctor.Report) {
+	for _, f := range r.Fixed {
+		fmt.Fprintf(w, "fixed            %s\n", f)
+	}
 	fmt.Fprintf(w, "schema           %d (this pgbrain: %d)\n", r.DatabaseSchema, r.LatestSchema)
 	fmt.Fprintf(w, "embedder         %s, model %s, dimension %d\n", r.Embedder, r.EmbedModel, r.Dim)
 	fmt.Fprintf(w, "pages            %d\n", r.Pages)
 	fmt.Fprintf(w, "chunks           %d (%d without embedding)\n", r.Chunks, r.StaleEmbeddings)
+	busy := ""
+	if r.VectorIndexBusy {
+		busy = " (a running command owns it)"
+	}
+	fmt.Fprintf(w, "vector index     %s%s\n", r.VectorIndex, busy)
+	if e := r.EmbedRun; e != nil {
+		state := "interrupted"
+		if e.Running {
+			state = "running"
+		}
+		fmt.Fprintf(w, "embed --all      %s: page %d of %d, %d chunks done\n", state, e.DonePageID, e.LastPageID, e.ChunksDone)
+	}
 	state := "off"
 	if r.Capture.Capture {
 		state = "on"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -143,6 +144,9 @@ func putCommand() *cli.Command {
 			defer b.Close()
 			emb, err := clientEmbedder(b)
 			if err != nil {
+				return err
+			}
+			if err := restoreIndex(c, b); err != nil {
 				return err
 			}
 			sum, err := ingest.PutPage(c.Context, b, markdown.NormalizeSlug(c.Args().First()), data, ingest.Options{
@@ -319,4 +323,21 @@ func sourcesCommand() *cli.Command {
 			},
 		},
 	}
+}
+
+// restoreIndex rebuilds a vector index that a crashed command left
+// suspended, before a command writes vectors (see client/ingest/index.go).
+// A running import that owns the index is left to rebuild it itself.
+func restoreIndex(c *cli.Context, b *brain.Brain) error {
+	rebuilt, err := ingest.RestoreIndex(c.Context, b)
+	if errors.Is(err, ingest.ErrIndexBusy) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if rebuilt {
+		fmt.Fprintln(c.App.ErrWriter, "pgbrain: rebuilt the vector index, which an interrupted command had left suspended")
+	}
+	return nil
 }

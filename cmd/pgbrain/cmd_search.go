@@ -99,6 +99,9 @@ func queryCommand() *cli.Command {
 				return err
 			}
 			rec.Record(c.Context, r, capture.Caller{})
+			if r.Meta.VectorIndex != "ready" {
+				fmt.Fprintf(c.App.ErrWriter, "pgbrain: note: the vector index is %s: searched by keyword only (see 'pgbrain doctor')\n", r.Meta.VectorIndex)
+			}
 			return printResponse(c.App.Writer, r, c.Bool("json"))
 		},
 	}

@@ -27,19 +27,22 @@ import (
 type suite struct {
 	name string
 	run  func(ctx context.Context, env *benchEnv) error
+	// slow suites (tens of minutes) run only with -slow or when named.
+	slow bool
 }
 
 func suites() []suite {
 	return []suite{
-		{"import", benchImport},
-		{"search", benchSearch},
-		{"search-real", benchSearchReal},
-		{"capture", benchCapture},
-		{"serve", benchServe},
-		{"http", benchHTTP},
-		{"audit", benchAudit},
-		{"export", benchExport},
-		{"longmemeval", benchLongMemEval},
+		{name: "import", run: benchImport},
+		{name: "search", run: benchSearch},
+		{name: "search-real", run: benchSearchReal},
+		{name: "importquery", run: benchImportQuery, slow: true},
+		{name: "capture", run: benchCapture},
+		{name: "serve", run: benchServe},
+		{name: "http", run: benchHTTP},
+		{name: "audit", run: benchAudit},
+		{name: "export", run: benchExport},
+		{name: "longmemeval", run: benchLongMemEval},
 	}
 }
 
@@ -66,16 +69,17 @@ func main() {
 	only := flag.String("suite", "", "run only these suites (comma-separated)")
 	pages := flag.Int("pages", 20000, "corpus size in pages")
 	quick := flag.Bool("quick", false, "small sizes, to check the suites work")
+	slow := flag.Bool("slow", false, "also run the slow suites (importquery: an hour or more at -pages 20000)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, *only, *pages, *quick); err != nil {
+	if err := run(ctx, *only, *pages, *quick, *slow); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, only string, pages int, quick bool) error {
+func run(ctx context.Context, only string, pages int, quick, slow bool) error {
 	admin := os.Getenv("TEST_DATABASE_URL")
 	if admin == "" {
 		dir, err := os.MkdirTemp("", "pgbrain-bench-")
@@ -101,7 +105,7 @@ func run(ctx context.Context, only string, pages int, quick bool) error {
 		}}
 	fmt.Fprintf(env.out, "# pgbrain bench, %s\n\n", time.Now().UTC().Format(time.RFC3339))
 	for _, s := range suites() {
-		if only != "" && !contains(strings.Split(only, ","), s.name) {
+		if only != "" && !contains(strings.Split(only, ","), s.name) || only == "" && s.slow && !slow {
 			continue
 		}
 		fmt.Fprintf(os.Stderr, "bench: running %s\n", s.name)

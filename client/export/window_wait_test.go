@@ -1,0 +1,155 @@
+package export
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pgbrain/pgbrain/testdb"
+)
+
+// asRole creates a login role without pg_read_all_stats, so it cannot see
+// when other roles' transactions started, and connects as it.
+func asRole(t *testing.T, u, name, appName string) *pgx.Conn {
+	t.Helper()
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	for _, stmt := range []string{
+		`CREATE ROLE ` + name + ` LOGIN NOSUPERUSER`,
+		`GRANT USAGE ON SCHEMA brain TO ` + name,
+		`GRANT INSERT ON brain.eval_candidates TO ` + name,
+		`GRANT USAGE ON ALL SEQUENCES IN SCHEMA brain TO ` + name,
+	} {
+		if _, err := admin.Exec(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	pu, _ := url.Parse(u)
+	q := pu.Query()
+	q.Set("user", name)
+	q.Set("application_name", appName)
+	pu.RawQuery = q.Encode()
+	pu.User = url.User(name)
+	conn, err := pgx.Connect(ctx, pu.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		conn.Close(context.Background())
+		c, err := pgx.Connect(context.Background(), u)
+		if err != nil {
+			return
+		}
+		defer c.Close(context.Background())
+		c.Exec(context.Background(), `DROP OWNED BY `+name)
+		c.Exec(context.Background(), `DROP ROLE IF EXISTS `+name)
+	})
+	return conn
+}
+
+// TestWindowEndWaitIsBounded: a transaction holding a transaction id whose
+// start the exporting role cannot see makes brain.eval_window_end wait; it
+// waits at most brain.eval_window_timeout and then fails naming the session,
+// and it returns as soon as that transaction ends within the limit.
+func TestWindowEndWaitIsBounded(t *testing.T) {
+	u := testdb.New(t)
+	ctx := context.Background()
+	suffix := make([]byte, 5)
+	_, _ = rand.Read(suffix)
+	tag := hex.EncodeToString(suffix)
+	writer := asRole(t, u, "pgbrain_ww_writer_"+tag, "stuck-writer-"+tag)
+	reader := asRole(t, u, "pgbrain_ww_reader_"+tag, "exporter")
+	var writerPID int
+	if err := writer.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&writerPID); err != nil {
+		t.Fatal(err)
+	}
+	begin := func() pgx.Tx {
+		tx, err := writer.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO brain.eval_candidates (tool_name, query, vector_enabled, latency_ms)
+			VALUES ('query', 'held open', false, 1)`); err != nil {
+			t.Fatal(err)
+		}
+		return tx
+	}
+
+	t.Run("fails after the timeout naming the session", func(t *testing.T) {
+		tx := begin()
+		defer tx.Rollback(ctx)
+		for _, timeout := range []string{"0", "150ms"} {
+			if _, err := reader.Exec(ctx, `SELECT set_config('brain.eval_window_timeout', $1, false)`, timeout); err != nil {
+				t.Fatal(err)
+			}
+			var end time.Time
+			err := reader.QueryRow(ctx, `SELECT brain.eval_window_end()`).Scan(&end)
+			var pgErr *pgconn.PgError
+			if !errors.As(err, &pgErr) || pgErr.Code != "55P03" {
+				t.Fatalf("timeout %s: got %v (end %v), want SQLSTATE 55P03", timeout, err, end)
+			}
+			for _, want := range []string{fmt.Sprintf("pid %d", writerPID), "stuck-writer-" + tag, "pgbrain_ww_writer_" + tag, "xact_start"} {
+				if !strings.Contains(pgErr.Message, want) {
+					t.Errorf("timeout %s: message %q does not name %q", timeout, pgErr.Message, want)
+				}
+			}
+			if !strings.Contains(pgErr.Hint, "brain.eval_window_timeout") || !strings.Contains(pgErr.Hint, "pg_read_all_stats") {
+				t.Errorf("hint %q does not say how to fix it", pgErr.Hint)
+			}
+		}
+	})
+
+	t.Run("returns once the transaction ends", func(t *testing.T) {
+		tx := begin()
+		defer tx.Rollback(ctx)
+		if _, err := reader.Exec(ctx, `SELECT set_config('brain.eval_window_timeout', '5min', false)`); err != nil {
+			t.Fatal(err)
+		}
+		var readerPID int
+		if err := reader.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&readerPID); err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan error, 1)
+		go func() {
+			var end time.Time
+			got <- reader.QueryRow(ctx, `SELECT brain.eval_window_end()`).Scan(&end)
+		}()
+		// The event: the reader is seen waiting in its loop.
+		watch, err := pgx.Connect(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer watch.Close(ctx)
+		for waiting := false; !waiting; {
+			select {
+			case err := <-got:
+				t.Fatalf("window end returned (%v) while the transaction was still open", err)
+			default:
+			}
+			// Each statement outside a transaction reads pg_stat_activity afresh.
+			if err := watch.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+				WHERE pid = $1 AND wait_event = 'PgSleep')`, readerPID).Scan(&waiting); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-got; err != nil {
+			t.Fatalf("window end after the transaction committed: %v", err)
+		}
+	})
+}
