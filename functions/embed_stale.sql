@@ -1,7 +1,8 @@
 -- brain.embed_stale(batch) : fills up to `batch` missing embeddings with the
 -- local embedder and returns how many it filled. Only meaningful when the
 -- brain's embedder is 'local'; remote embedders are filled by the client.
--- brain.reset_embeddings(): marks every embedding stale (for `embed --all`).
+-- brain.reset_embeddings(), which cleared every vector at once, is dropped:
+-- `embed --all` now swaps vectors page batch by page batch (client/embed/refresh).
 -- brain.embed_local_refresh(): rewrites every stored vector that differs from
 -- what brain.embed_tsvector() gives for its chunk today, and returns how many
 -- it rewrote; rows that already agree are not touched. Run after a change to
@@ -20,16 +21,7 @@ BEGIN ATOMIC
 	SELECT count(*) FROM done;
 END;
 
-CREATE OR REPLACE FUNCTION brain.reset_embeddings() RETURNS bigint
-LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
-DECLARE n bigint;
-BEGIN
-	SET LOCAL brain.embed = 'off';
-	UPDATE brain.chunks SET embedding = NULL WHERE embedding IS NOT NULL;
-	GET DIAGNOSTICS n = ROW_COUNT;
-	RETURN n;
-END
-$fn$;
+DROP FUNCTION IF EXISTS brain.reset_embeddings();
 
 CREATE OR REPLACE FUNCTION brain.embed_local_refresh() RETURNS bigint
 LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$

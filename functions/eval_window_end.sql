@@ -25,11 +25,21 @@ DECLARE
 	t_end    timestamptz := clock_timestamp();
 	bounded  timestamptz;
 	unknown  text[];
-	max_wait interval := coalesce(nullif(current_setting('brain.eval_window_timeout', true), '')::interval,
-	                              interval '30 seconds');
-	deadline timestamptz := clock_timestamp() + max_wait;
+	setting  text := nullif(current_setting('brain.eval_window_timeout', true), '');
+	max_wait interval := interval '30 seconds';
+	deadline timestamptz;
 	who      text;
 BEGIN
+	IF setting IS NOT NULL THEN
+		BEGIN
+			max_wait := setting::interval;
+		EXCEPTION WHEN invalid_datetime_format OR datetime_field_overflow OR interval_field_overflow THEN
+			RAISE EXCEPTION 'brain.eval_window_timeout is %, which is not a time interval', quote_literal(setting)
+				USING ERRCODE = '22023',
+				      HINT = 'set it to an interval such as ''30s'' or ''5min'', or RESET brain.eval_window_timeout for the default of 30 seconds';
+		END;
+	END IF;
+	deadline := clock_timestamp() + max_wait;
 	-- pg_stat_activity is cached per transaction; read it fresh.
 	PERFORM pg_stat_clear_snapshot();
 	SELECT min(a.xact_start),

@@ -48,8 +48,8 @@ RETURNS TABLE (slug text, source_id text, page_id bigint, chunk_id bigint, chunk
 	snippet text)
 LANGUAGE plpgsql VOLATILE ROWS 30 SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 BEGIN
-	-- plpgsql, not sql: brain.search is installed after this function by
-	-- the migrations, and a sql body would be checked at creation.
+	-- plpgsql, not sql: the frozen migrations create this function before
+	-- brain.search exists, and a sql body would be checked at creation.
 	RETURN QUERY
 	SELECT s.slug, s.source_id, s.page_id, s.chunk_id, s.chunk_index, s.chunk_source, s.title, s.type,
 	       s.score, s.keyword_rank, s.vector_rank, s.snippet

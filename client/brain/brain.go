@@ -75,11 +75,11 @@ func (b *Brain) check(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	want, err := migrate.FunctionsChecksum()
+	same, err := migrate.SameFunctions(have)
 	if err != nil {
 		return err
 	}
-	if have != want {
+	if !same {
 		return migrate.ErrFunctionsStale
 	}
 	s, _, err := migrate.ReadSettings(ctx, conn.Conn())
@@ -92,3 +92,22 @@ func (b *Brain) check(ctx context.Context) error {
 
 // Close releases the pool.
 func (b *Brain) Close() { b.Pool.Close() }
+
+// AdvisoryHeld reports whether any session holds the bigint advisory lock
+// key in this database. It reads pg_locks instead of trying the lock, so a
+// check never stands in the way of the lock's real users.
+func AdvisoryHeld(ctx context.Context, db interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, key int64) (bool, error) {
+	var held bool
+	err := db.QueryRow(ctx, `SELECT EXISTS (
+		SELECT FROM pg_catalog.pg_locks
+		WHERE locktype = 'advisory' AND granted AND objsubid = 1
+		  AND database = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database())
+		  AND classid::bigint = ($1::bigint >> 32) & 4294967295
+		  AND objid::bigint = $1::bigint & 4294967295)`, key).Scan(&held)
+	if err != nil {
+		return false, fmt.Errorf("reading pg_locks: %w", err)
+	}
+	return held, nil
+}

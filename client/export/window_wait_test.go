@@ -153,3 +153,31 @@ func TestWindowEndWaitIsBounded(t *testing.T) {
 		}
 	})
 }
+
+// A timeout that is no interval is an error naming the setting, even when
+// there is nothing to wait for.
+func TestWindowEndNamesABadTimeout(t *testing.T) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, testdb.New(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, v := range []string{"soon", "5 parsecs"} {
+		if _, err := conn.Exec(ctx, `SELECT set_config('brain.eval_window_timeout', $1, false)`, v); err != nil {
+			t.Fatal(err)
+		}
+		_, err := conn.Exec(ctx, `SELECT brain.eval_window_end()`)
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || !strings.Contains(pgErr.Message, "brain.eval_window_timeout") ||
+			!strings.Contains(pgErr.Message, v) || !strings.Contains(pgErr.Hint, "30s") {
+			t.Errorf("timeout %q: %v, want an error naming the setting, its value and an example", v, err)
+		}
+	}
+	if _, err := conn.Exec(ctx, `SELECT set_config('brain.eval_window_timeout', '2s', false)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `SELECT brain.eval_window_end()`); err != nil {
+		t.Fatalf("a valid timeout: %v", err)
+	}
+}

@@ -215,20 +215,9 @@ func prepareIndex(ctx context.Context, b *brain.Brain, newPages int, opts Option
 // IndexBusy reports whether a running command holds the vector index
 // suspended or is rebuilding it.
 func IndexBusy(ctx context.Context, b *brain.Brain) (bool, error) {
-	conn, err := b.Pool.Acquire(ctx)
+	held, err := brain.AdvisoryHeld(ctx, b.Pool, indexLockKey)
 	if err != nil {
-		return false, fmt.Errorf("connecting: %w", err)
-	}
-	defer conn.Release()
-	var free bool
-	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, indexLockKey).Scan(&free); err != nil {
 		return false, fmt.Errorf("checking the vector index lock: %w", err)
 	}
-	if free {
-		if _, err := conn.Exec(ctx, `SELECT pg_advisory_unlock($1)`, indexLockKey); err != nil {
-			_ = conn.Conn().Close(ctx)
-			return false, fmt.Errorf("checking the vector index lock: %w", err)
-		}
-	}
-	return !free, nil
+	return held, nil
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/tern/v2/migrate"
@@ -16,7 +17,10 @@ import (
 )
 
 // ChecksumKey is the brain.config key that records which copy of the
-// repeatable tier (functions/install.sql) the database holds.
+// repeatable tier (functions/install.sql) the database holds: the
+// FunctionsChecksum of its source files, ':', and the sha256 of the SQL they
+// rendered to with the brain's settings (so a change of, say, the schema
+// that holds pgvector also re-applies them).
 const ChecksumKey = "functions_checksum"
 
 // ErrFunctionsStale reports a brain whose repeatable functions are not the
@@ -62,15 +66,23 @@ func RecordedChecksum(ctx context.Context, conn *pgx.Conn) (string, error) {
 	return sum, nil
 }
 
-// applyFunctions installs functions/install.sql, as tern's code package
-// install does, unless the database already records this copy.
-func applyFunctions(ctx context.Context, conn *pgx.Conn, data map[string]any) error {
+// SameFunctions reports whether a recorded checksum (RecordedChecksum) is
+// of this pgbrain's functions/ files.
+func SameFunctions(recorded string) (bool, error) {
 	want, err := FunctionsChecksum()
 	if err != nil {
-		return err
+		return false, err
 	}
-	have, err := RecordedChecksum(ctx, conn)
-	if err != nil || have == want {
+	files, _, _ := strings.Cut(recorded, ":")
+	return files == want, nil
+}
+
+// applyFunctions installs functions/install.sql, as tern's code package
+// install does, unless the database already records this copy rendered
+// with these settings.
+func applyFunctions(ctx context.Context, conn *pgx.Conn, data map[string]any) error {
+	files, err := FunctionsChecksum()
+	if err != nil {
 		return err
 	}
 	dir, err := fs.Sub(pgbrain.SQLFiles, "functions")
@@ -84,6 +96,12 @@ func applyFunctions(ctx context.Context, conn *pgx.Conn, data map[string]any) er
 	sql, err := pkg.Eval(data)
 	if err != nil {
 		return fmt.Errorf("rendering functions/install.sql: %w", err)
+	}
+	rendered := sha256.Sum256([]byte(sql))
+	want := files + ":" + hex.EncodeToString(rendered[:])
+	have, err := RecordedChecksum(ctx, conn)
+	if err != nil || have == want {
+		return err
 	}
 	sql += fmt.Sprintf(`
 INSERT INTO brain.config (key, value) VALUES ('%s', '%s')

@@ -59,9 +59,8 @@ type Meta struct {
 	ExpansionApplied bool    `json:"expansion_applied"`
 	LatencyMS        float64 `json:"latency_ms"`
 	// VectorRan says whether the vector arm ran; VectorEnabled only says it
-	// could (weight > 0 and a query vector). VectorSkipped says why it did
-	// not run (weight_zero, no_terms, no_vector, keyword_filled), nil when
-	// it ran.
+	// could. VectorSkipped says why it did not run (weight_zero, no_index,
+	// no_terms, no_vector, keyword_filled), nil when it ran.
 	VectorRan     bool    `json:"vector_ran"`
 	VectorSkipped *string `json:"vector_skipped"`
 	// Parser is brain.parse_query's account of the query: terms, phrases,

@@ -107,23 +107,10 @@ func Open(ctx context.Context, b *brain.Brain) (*Interrupted, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading brain.embed_runs: %w", err)
 	}
-	// Whether the run's lock is free tells a running run from a dead one.
-	conn, err := b.Pool.Acquire(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("connecting: %w", err)
-	}
-	defer conn.Release()
-	var free bool
-	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, runLockKey).Scan(&free); err != nil {
+	// Whether the run's lock is held tells a running run from a dead one.
+	if r.Running, err = brain.AdvisoryHeld(ctx, b.Pool, runLockKey); err != nil {
 		return nil, fmt.Errorf("checking for a running embed --all: %w", err)
 	}
-	if free {
-		if _, err := conn.Exec(ctx, `SELECT pg_advisory_unlock($1)`, runLockKey); err != nil {
-			_ = conn.Conn().Close(ctx)
-			return nil, fmt.Errorf("checking for a running embed --all: %w", err)
-		}
-	}
-	r.Running = !free
 	return &r, nil
 }
 
