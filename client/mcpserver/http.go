@@ -79,18 +79,65 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 			return &auth.TokenInfo{UserID: name}, nil
 		}
 		inner := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
-		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			inner.ServeHTTP(&challengeWriter{ResponseWriter: w}, r)
-		})
+		h = limitFailures(inner)
 	}
 	return checkOrigin(h, opts.AllowedOrigins, opts.AllowedHosts)
 }
 
+// Failed authentications a client address may make: FailRate a second on
+// average, FailBurst at once; past that its requests get 429 before any
+// token is looked up, so guessing tokens cannot flood the database.
+const (
+	FailRate  = 10
+	FailBurst = 50
+)
+
+// limitFailures answers 429 to a client address that has used up its
+// allowance of failed authentications (401 answers; successful requests
+// cost nothing), and adds the 401 challenge (challengeWriter).
+func limitFailures(h http.Handler) http.Handler {
+	var mu sync.Mutex
+	buckets := map[string]*rate.Limiter{}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ip, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			ip = r.RemoteAddr
+		}
+		mu.Lock()
+		l, ok := buckets[ip]
+		if !ok {
+			if len(buckets) >= 10000 {
+				clear(buckets) // bounded memory; a cleared address starts afresh
+			}
+			l = rate.NewLimiter(FailRate, FailBurst)
+			buckets[ip] = l
+		}
+		mu.Unlock()
+		if l.Tokens() < 1 {
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, fmt.Sprintf("too many failed authentications from %s: at most %d a second (bursts of %d); retry later with a valid token", ip, FailRate, FailBurst), http.StatusTooManyRequests)
+			return
+		}
+		cw := &challengeWriter{ResponseWriter: w}
+		h.ServeHTTP(cw, r)
+		if cw.code == http.StatusUnauthorized {
+			l.Allow()
+		}
+	})
+}
+
 // challengeWriter adds the WWW-Authenticate challenge RFC 6750 asks of a
-// 401, which the SDK's middleware leaves out without OAuth metadata.
-type challengeWriter struct{ http.ResponseWriter }
+// 401, which the SDK's middleware leaves out without OAuth metadata, and
+// remembers the status it wrote.
+type challengeWriter struct {
+	http.ResponseWriter
+	code int
+}
 
 func (w *challengeWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
 	if code == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="pgbrain"`)
 	}

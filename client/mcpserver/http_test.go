@@ -355,3 +355,36 @@ func TestHTTPShutdownDeliversCallsInFlight(t *testing.T) {
 		t.Fatalf("call in flight during shutdown: %v %+v", r.err, r.res)
 	}
 }
+
+// Guessing tokens from one address is cut off with 429 before any token
+// is looked up; a valid token from another address still gets in.
+func TestHTTPFailedAuthenticationsAreLimited(t *testing.T) {
+	b := testdb.Open(t)
+	h := startHTTP(t, b, mcpserver.HTTPOptions{Tokens: dbTokens{b.Pool}}, nil)
+	var unauthorized, limited int
+	for i := 0; i < mcpserver.FailBurst+20; i++ {
+		req, err := http.NewRequest(http.MethodPost, h.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", fmt.Sprintf("Bearer pgb_guess%d", i))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		switch resp.StatusCode {
+		case http.StatusUnauthorized:
+			unauthorized++
+		case http.StatusTooManyRequests:
+			limited++
+		default:
+			t.Fatalf("guess %d: status %d", i, resp.StatusCode)
+		}
+	}
+	if limited == 0 || unauthorized > mcpserver.FailBurst+5 {
+		t.Fatalf("%d guesses answered 401 and %d 429; want 429 after about %d", unauthorized, limited, mcpserver.FailBurst)
+	}
+}
