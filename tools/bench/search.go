@@ -30,40 +30,56 @@ func benchSearch(ctx context.Context, env *benchEnv) error {
 	}
 	defer os.RemoveAll(dir)
 	qpath := filepath.Join(dir, "queries.json")
-	gen := exec.CommandContext(ctx, "go", "run", "./tools/corpusgen", "-pages", fmt.Sprint(pages),
-		"-out", filepath.Join(dir, "corpus"), "-queries", qpath, "-nqueries", fmt.Sprint(nq))
-	gen.Stderr = os.Stderr
-	if err := gen.Run(); err != nil {
-		return fmt.Errorf("generating the corpus (run from the repository root): %w", err)
-	}
-	url, err := env.newDatabase(ctx, "pgbrain_bench_search")
-	if err != nil {
-		return err
-	}
-	b, err := brain.Open(ctx, url)
+	b, chunks, importTime, qs, err := loadCorpus(ctx, env, dir, "pgbrain_bench_search",
+		"generating the corpus (run from the repository root)",
+		"./tools/corpusgen", "-pages", fmt.Sprint(pages), "-out", filepath.Join(dir, "corpus"), "-queries", qpath, "-nqueries", fmt.Sprint(nq))
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	start := time.Now()
-	if _, err := ingest.ImportDir(ctx, b, filepath.Join(dir, "corpus"), ingest.Options{}); err != nil {
-		return err
-	}
-	importTime := time.Since(start)
-	if _, err := b.Pool.Exec(ctx, `VACUUM ANALYZE brain.chunks`); err != nil {
-		return err
-	}
-	var chunks int
-	if err := b.Pool.QueryRow(ctx, `SELECT count(*) FROM brain.chunks`).Scan(&chunks); err != nil {
-		return err
-	}
-	qs, err := readQueries(qpath)
-	if err != nil {
-		return err
-	}
 	fmt.Fprintf(env.out, "## search\n\n%d chunks (%d generated pages, imported in %.1fs), %d known-item queries, limit 10, one connection at a time\n\n",
 		chunks, pages, importTime.Seconds(), len(qs))
 	return timeArms(ctx, env, b, qs)
+}
+
+// loadCorpus runs a corpus generator (`go run` with args, writing pages to
+// dir/corpus and queries to dir/queries.json), imports the pages into a
+// fresh database called dbName, and returns the open brain, its chunk
+// count, the import's time and the queries.
+func loadCorpus(ctx context.Context, env *benchEnv, dir, dbName, what string, args ...string) (*brain.Brain, int, time.Duration, []string, error) {
+	gen := exec.CommandContext(ctx, "go", append([]string{"run"}, args...)...)
+	gen.Stderr = os.Stderr
+	if err := gen.Run(); err != nil {
+		return nil, 0, 0, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	url, err := env.newDatabase(ctx, dbName)
+	if err != nil {
+		return nil, 0, 0, nil, err
+	}
+	b, err := brain.Open(ctx, url)
+	if err != nil {
+		return nil, 0, 0, nil, err
+	}
+	start := time.Now()
+	if _, err := ingest.ImportDir(ctx, b, filepath.Join(dir, "corpus"), ingest.Options{}); err != nil {
+		b.Close()
+		return nil, 0, 0, nil, err
+	}
+	importTime := time.Since(start)
+	var chunks int
+	if _, err := b.Pool.Exec(ctx, `VACUUM ANALYZE brain.chunks`); err == nil {
+		err = b.Pool.QueryRow(ctx, `SELECT count(*) FROM brain.chunks`).Scan(&chunks)
+	}
+	if err != nil {
+		b.Close()
+		return nil, 0, 0, nil, err
+	}
+	qs, err := readQueries(filepath.Join(dir, "queries.json"))
+	if err != nil {
+		b.Close()
+		return nil, 0, 0, nil, err
+	}
+	return b, chunks, importTime, qs, nil
 }
 
 func readQueries(path string) ([]string, error) {
@@ -169,37 +185,13 @@ func benchSearchReal(ctx context.Context, env *benchEnv) error {
 	}
 	defer os.RemoveAll(dir)
 	qpath := filepath.Join(dir, "queries.json")
-	gen := exec.CommandContext(ctx, "go", "run", "./tools/realtext", "-source", "debian", "-pages", fmt.Sprint(pages),
-		"-out", filepath.Join(dir, "corpus"), "-qrels", qpath, "-queries", fmt.Sprint(nq))
-	gen.Stderr = os.Stderr
-	if err := gen.Run(); err != nil {
-		return fmt.Errorf("generating the Debian corpus (run from the repository root; see tools/realtext): %w", err)
-	}
-	url, err := env.newDatabase(ctx, "pgbrain_bench_search_real")
-	if err != nil {
-		return err
-	}
-	b, err := brain.Open(ctx, url)
+	b, chunks, importTime, qs, err := loadCorpus(ctx, env, dir, "pgbrain_bench_search_real",
+		"generating the Debian corpus (run from the repository root; see tools/realtext)",
+		"./tools/realtext", "-source", "debian", "-pages", fmt.Sprint(pages), "-out", filepath.Join(dir, "corpus"), "-qrels", qpath, "-queries", fmt.Sprint(nq))
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	start := time.Now()
-	if _, err := ingest.ImportDir(ctx, b, filepath.Join(dir, "corpus"), ingest.Options{}); err != nil {
-		return err
-	}
-	importTime := time.Since(start)
-	if _, err := b.Pool.Exec(ctx, `VACUUM ANALYZE brain.chunks`); err != nil {
-		return err
-	}
-	var chunks int
-	if err := b.Pool.QueryRow(ctx, `SELECT count(*) FROM brain.chunks`).Scan(&chunks); err != nil {
-		return err
-	}
-	qs, err := readQueries(qpath)
-	if err != nil {
-		return err
-	}
 	fmt.Fprintf(env.out, "## search-real\n\n%d chunks (%d Debian package pages, imported in %.1fs), %d short descriptions as queries, limit 10, one connection at a time\n\n",
 		chunks, pages, importTime.Seconds(), len(qs))
 	return timeArms(ctx, env, b, qs)
