@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/embed/refresh"
@@ -78,6 +79,7 @@ func TestEmbedAllInterruptedKeepsOldVectorsAndResumes(t *testing.T) {
 			defer cancel()
 			calls := 0
 			var hookErr error
+			var killed []int32
 			_, err := refresh.Run(runCtx, b, refresh.Options{All: true, Batch: 40, Progress: func(done, total int) {
 				calls++
 				if calls != tc.batches {
@@ -87,11 +89,12 @@ func TestEmbedAllInterruptedKeepsOldVectorsAndResumes(t *testing.T) {
 					cancel()
 					return
 				}
-				var n int
-				hookErr = b.Pool.QueryRow(ctx, `SELECT count(pg_terminate_backend(l.pid)) FROM pg_locks l
-					WHERE l.locktype = 'advisory' AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&n)
-				if hookErr == nil && n != 1 {
-					hookErr = fmt.Errorf("terminated %d sessions, want the run's one", n)
+				hookErr = b.Pool.QueryRow(ctx, `WITH h AS MATERIALIZED (
+						SELECT DISTINCT l.pid FROM pg_locks l
+						WHERE l.locktype = 'advisory' AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))
+					SELECT coalesce(array_agg(pid) FILTER (WHERE pg_terminate_backend(pid)), '{}') FROM h`).Scan(&killed)
+				if hookErr == nil && len(killed) != 1 {
+					hookErr = fmt.Errorf("terminated %d sessions, want the run's one", len(killed))
 				}
 			}})
 			if hookErr != nil {
@@ -107,6 +110,8 @@ func TestEmbedAllInterruptedKeepsOldVectorsAndResumes(t *testing.T) {
 			if none != 0 || fresh == 0 || old == 0 {
 				t.Fatalf("after the interruption: fresh %d, old %d, none %d; want some of each kind but none without a vector", fresh, old, none)
 			}
+			// A terminated backend holds its locks until it has exited.
+			waitGone(t, b, killed)
 			run, err := refresh.Open(ctx, b)
 			if err != nil || run == nil || run.Running || run.DonePageID == 0 || run.DonePageID >= run.LastPageID {
 				t.Fatalf("open run = %+v (%v), want an interrupted one part-way", run, err)
@@ -195,5 +200,24 @@ func TestEmbedAllRemoteFailureKeepsOldVectors(t *testing.T) {
 	n, err = refresh.Run(ctx, b, refresh.Options{All: true, Batch: 30, Embedder: &flaky{ok: 1 << 30}})
 	if err != nil || int(n) != total {
 		t.Fatalf("a new embed --all recomputed %d chunks (%v), want all %d", n, err, total)
+	}
+}
+
+// waitGone waits until the server processes pids have exited.
+func waitGone(t *testing.T, b *brain.Brain, pids []int32) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var alive int
+		if err := b.Pool.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity WHERE pid = ANY ($1)`, pids).Scan(&alive); err != nil {
+			t.Fatal(err)
+		}
+		if alive == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("terminated sessions %v still running after 30s", pids)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
