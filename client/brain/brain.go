@@ -111,3 +111,19 @@ func AdvisoryHeld(ctx context.Context, db interface {
 	}
 	return held, nil
 }
+
+// TryAdvisory takes the session-level advisory lock key on conn without
+// waiting. ok is false when another session holds it. Otherwise release
+// unlocks it, closing the connection if unlocking fails so that the lock
+// cannot outlive its holder in the pool.
+func TryAdvisory(ctx context.Context, conn *pgxpool.Conn, key int64) (release func(), ok bool, err error) {
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&ok); err != nil || !ok {
+		return nil, false, err
+	}
+	return func() {
+		bg := context.WithoutCancel(ctx)
+		if _, err := conn.Exec(bg, `SELECT pg_advisory_unlock($1)`, key); err != nil {
+			_ = conn.Conn().Close(bg)
+		}
+	}, true, nil
+}

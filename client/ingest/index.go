@@ -139,18 +139,14 @@ func restoreIndex(ctx context.Context, b *brain.Brain, concurrently bool) (bool,
 		return false, fmt.Errorf("connecting to rebuild the vector index: %w", err)
 	}
 	defer conn.Release()
-	var got bool
-	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, indexLockKey).Scan(&got); err != nil {
+	release, got, err := brain.TryAdvisory(ctx, conn, indexLockKey)
+	if err != nil {
 		return false, fmt.Errorf("taking the vector index lock: %w", err)
 	}
 	if !got {
 		return false, ErrIndexBusy
 	}
-	defer func() {
-		if _, err := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, indexLockKey); err != nil {
-			_ = conn.Conn().Close(context.WithoutCancel(ctx))
-		}
-	}()
+	defer release()
 	var status string
 	if err := conn.QueryRow(ctx, `SELECT brain.vector_index_status()`).Scan(&status); err != nil {
 		return false, fmt.Errorf("reading the vector index status: %w", err)

@@ -1,8 +1,6 @@
 package ingest
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"unicode/utf8"
@@ -127,8 +125,7 @@ func fileHash(f walkFile) string {
 	if err != nil {
 		return ""
 	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
+	return markdown.ContentHash(data)
 }
 
 // checkLimits refuses, by field and limit, a page the pages table would

@@ -30,6 +30,13 @@ type Page struct {
 	ContentHash string         // hex SHA-256 of Body
 }
 
+// ContentHash is a page's content_hash: the lower-case hex SHA-256 of the
+// file's bytes exactly as given.
+func ContentHash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
 // Parse turns the bytes of one markdown file into a Page. slug must satisfy
 // ValidSlug (use SlugFromPath to derive it). Compiled and Timeline use "\n"
 // line endings even when the file uses "\r\n"; Body keeps the original bytes.
@@ -40,11 +47,10 @@ func Parse(slug string, data []byte) (*Page, error) {
 	if err := checkUTF8(data); err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(data)
 	p := &Page{
 		Slug:        slug,
 		Body:        string(data),
-		ContentHash: hex.EncodeToString(sum[:]),
+		ContentHash: ContentHash(data),
 		Frontmatter: map[string]any{},
 	}
 

@@ -129,18 +129,14 @@ func all(ctx context.Context, b *brain.Brain, opts Options, start bool) (int64, 
 		return 0, false, fmt.Errorf("connecting to embed: %w", err)
 	}
 	defer conn.Release()
-	var got bool
-	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, runLockKey).Scan(&got); err != nil {
+	release, got, err := brain.TryAdvisory(ctx, conn, runLockKey)
+	if err != nil {
 		return 0, false, fmt.Errorf("taking the embed --all lock: %w", err)
 	}
 	if !got {
 		return 0, false, ErrRunBusy
 	}
-	defer func() {
-		if _, err := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, runLockKey); err != nil {
-			_ = conn.Conn().Close(context.WithoutCancel(ctx))
-		}
-	}()
+	defer release()
 
 	var r run
 	err = conn.QueryRow(ctx, `SELECT id, last_page_id, done_page_id, chunks_done FROM brain.embed_runs WHERE finished_at IS NULL`).
