@@ -424,7 +424,13 @@ func retrieve(ctx context.Context, st Store, q Question, o Options) (Row, []int,
 		}
 		t2 := time.Now()
 		tm.Import = t2.Sub(t0) - tm.Reset
-		slugs, err := st.Search(ctx, q.Question, o.TopK)
+		var slugs []string
+		var err error
+		if ds, ok := st.(DatedSearcher); ok {
+			slugs, err = ds.SearchAt(ctx, q.Question, q.QuestionDate, o.TopK)
+		} else {
+			slugs, err = st.Search(ctx, q.Question, o.TopK)
+		}
 		if err != nil {
 			return row, nil, err
 		}

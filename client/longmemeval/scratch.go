@@ -3,10 +3,12 @@ package longmemeval
 import (
 	"context"
 	"crypto/rand"
+	_ "embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -54,7 +56,33 @@ type ScratchOptions struct {
 	Embedder embed.Embedder
 	// KeywordOnly skips embeddings and the vector path.
 	KeywordOnly bool
+	// Method is how sessions are retrieved: MethodFused (the default),
+	// MethodBM25 or MethodHybrid.
+	Method string
 }
+
+// The retrieval methods.
+const (
+	// MethodFused is session-level BM25 with a date prior, a slot for the
+	// best session of each part of a question in parts and one for a
+	// session found by feedback from the best one (longmemeval.retrieve).
+	MethodFused = "fused"
+	// MethodBM25 is the session-level BM25 baseline: each session one
+	// document, scored on the question's words.
+	MethodBM25 = "bm25"
+	// MethodHybrid is the brain's own search (brain.search): chunks ranked
+	// by keyword and vector, each session at its best chunk's place.
+	MethodHybrid = "hybrid"
+)
+
+// Methods lists the retrieval methods.
+var Methods = []string{MethodFused, MethodBM25, MethodHybrid}
+
+// retrieveSQL installs longmemeval.retrieve and the question readers it
+// uses.
+//
+//go:embed retrieve.sql
+var retrieveSQL string
 
 // Scratch is a brain in a database of its own, created for one benchmark
 // run next to the user's brain and dropped at the end, so a run never reads
@@ -77,6 +105,12 @@ type Scratch struct {
 // NewScratch creates, migrates and opens a scratch database on the server of
 // the brain at brainURL. The caller must Drop it, also on error or interrupt.
 func NewScratch(ctx context.Context, brainURL string, o ScratchOptions) (s *Scratch, err error) {
+	if o.Method == "" {
+		o.Method = MethodFused
+	}
+	if !slices.Contains(Methods, o.Method) {
+		return nil, fmt.Errorf("unknown retrieval method %q: use one of %s", o.Method, strings.Join(Methods, ", "))
+	}
 	pc, err := pgxpool.ParseConfig(brainURL)
 	if err != nil {
 		return nil, fmt.Errorf("parsing the database URL: %w", err)
@@ -128,6 +162,9 @@ func NewScratch(ctx context.Context, brainURL string, o ScratchOptions) (s *Scra
 	}
 	if _, err := s.B.Pool.Exec(ctx, setupSQL); err != nil {
 		return nil, fmt.Errorf("preparing the LongMemEval database %s: %w", s.Name, err)
+	}
+	if _, err := s.B.Pool.Exec(ctx, retrieveSQL); err != nil {
+		return nil, fmt.Errorf("installing session retrieval in the LongMemEval database %s: %w", s.Name, err)
 	}
 	return s, nil
 }
@@ -416,7 +453,8 @@ func (s *Scratch) Prepare(docs []ingest.Doc) *ingest.Prepared {
 		writers = 1
 	}
 	return ingest.PrepareDocs(docs, ingest.Options{
-		Embedder: s.o.Embedder, NoEmbed: s.o.KeywordOnly,
+		// Session retrieval reads words only: no embeddings to compute.
+		Embedder: s.o.Embedder, NoEmbed: s.o.KeywordOnly || s.o.Method != MethodHybrid,
 		Writers: writers, BatchPages: max(1, (len(docs)+writers-1)/writers),
 		// Nothing in this brain is ever served, so its pages need no PII tags.
 		NoClassify: true,
@@ -436,9 +474,27 @@ func (s *Scratch) Import(ctx context.Context, p *ingest.Prepared) error {
 	return nil
 }
 
-// Search runs hybrid search (or keyword-only) over the scratch brain and
-// returns the best k distinct page slugs, best first.
+// Search returns the best k sessions' slugs for q, best first, with no
+// question date.
 func (s *Scratch) Search(ctx context.Context, q string, k int) ([]string, error) {
+	return s.SearchAt(ctx, q, "", k)
+}
+
+// SearchAt returns the best k sessions' slugs for question q asked at date
+// (LongMemEval's "2023/05/20 (Sat) 02:21"; "" for none), best first, by the
+// scratch brain's retrieval method.
+func (s *Scratch) SearchAt(ctx context.Context, q, date string, k int) ([]string, error) {
+	if s.o.Method != MethodHybrid {
+		rows, err := s.B.Pool.Query(ctx, `SELECT slug FROM longmemeval.retrieve($1, $2, $3, $4)`, q, date, k, s.o.Method)
+		if err != nil {
+			return nil, fmt.Errorf("retrieving sessions: %w", err)
+		}
+		out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return nil, fmt.Errorf("retrieving sessions: %w", err)
+		}
+		return out, nil
+	}
 	if _, err := s.B.Pool.Exec(ctx, `SELECT longmemeval.bm25_stats($1)`, q); err != nil {
 		return nil, fmt.Errorf("computing the BM25 statistics of the question's words: %w", err)
 	}

@@ -21,6 +21,12 @@ type Store interface {
 	Search(ctx context.Context, query string, k int) ([]string, error)
 }
 
+// DatedSearcher is a Store that also reads the question's date, so date
+// words in a question ("last week") can be read relative to it.
+type DatedSearcher interface {
+	SearchAt(ctx context.Context, query, date string, k int) ([]string, error)
+}
+
 // Timing is where one question's time went.
 type Timing struct {
 	QuestionID string

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -523,7 +524,8 @@ func evalLongMemEvalCommand() *cli.Command {
 			&cli.BoolFlag{Name: "retrieval-only", Usage: "leave the hypothesis empty: retrieval metrics only, no chat model"},
 			&cli.IntFlag{Name: "context-chars", Value: longmemeval.DefaultContextChars, Usage: "most characters of retrieved sessions shown to the chat model per question"},
 			&cli.IntFlag{Name: "answer-workers", Value: longmemeval.DefaultAnswerWorkers, Usage: "questions waiting for the chat model at once"},
-			&cli.BoolFlag{Name: "keyword-only", Usage: "keyword search only: no embeddings, no vector path"},
+			&cli.BoolFlag{Name: "keyword-only", Usage: "keyword search only: no embeddings, no vector path (for --method hybrid)"},
+			&cli.StringFlag{Name: "method", Value: longmemeval.MethodFused, Usage: "session retrieval: fused (session BM25 with date words, question parts and feedback), bm25 (session-level BM25 baseline) or hybrid (the brain's own search)"},
 			&cli.IntFlag{Name: "top-k", Value: 10, Usage: "retrieval depth"},
 			&cli.StringFlag{Name: "output", Usage: "write the JSONL here instead of stdout"},
 			&cli.StringFlag{Name: "resume-from", Usage: "skip questions already in this earlier output (may be the --output file)"},
@@ -543,6 +545,9 @@ func evalLongMemEval(c *cli.Context) (err error) {
 	}
 	if k := c.Int("top-k"); k < 1 || k > search.MaxLimit {
 		return usageError("eval longmemeval: --top-k %d is out of range; use 1 to %d", k, search.MaxLimit)
+	}
+	if m := c.String("method"); !slices.Contains(longmemeval.Methods, m) {
+		return usageError("eval longmemeval: --method %q is not known; use one of %s", m, strings.Join(longmemeval.Methods, ", "))
 	}
 	floorSet := c.IsSet("by-type-floor")
 	floor := c.Float64("by-type-floor")
@@ -680,8 +685,8 @@ func openLongMemEvalScratch(c *cli.Context) (*longmemeval.Scratch, error) {
 		return nil, err
 	}
 	defer b.Close()
-	o := longmemeval.ScratchOptions{Settings: b.Settings, KeywordOnly: c.Bool("keyword-only")}
-	if !o.KeywordOnly {
+	o := longmemeval.ScratchOptions{Settings: b.Settings, KeywordOnly: c.Bool("keyword-only"), Method: c.String("method")}
+	if !o.KeywordOnly && o.Method == longmemeval.MethodHybrid {
 		if o.Embedder, err = clientEmbedder(b); err != nil {
 			return nil, err
 		}
