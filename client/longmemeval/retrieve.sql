@@ -27,7 +27,6 @@ DECLARE
 	seg text;
 	i int;
 	first_seg text;
-	pos int;
 BEGIN
 	IF q IS NULL OR length(q) > 2000 THEN
 		RETURN '{}';
@@ -69,14 +68,10 @@ BEGIN
 		marker := NULL;
 	END IF;
 	IF marker IS NOT NULL THEN
-		-- The first item starts at the marker's last occurrence in it.
-		first_seg := segs[1];
-		pos := length(first_seg) - position(reverse(' ' || rtrim(marker)) IN reverse(' ' || lower(first_seg))) + 1;
-		IF lower(first_seg || ' ') LIKE marker || '%' THEN
-			pos := 0;
-		END IF;
-		IF position(' ' || rtrim(marker) IN ' ' || lower(first_seg)) > 0 THEN
-			parts := ARRAY[btrim(substr(first_seg, pos + length(marker)))];
+		-- The first item starts after the marker's last occurrence in it.
+		first_seg := substring(segs[1] FROM '(?i)^(?:.*\s)?' || regexp_replace(regexp_replace(rtrim(marker), '([^\w\s])', '\\\1', 'g'), '\s+', '\\s+', 'g') || '\s+(.*)$');
+		IF first_seg IS NOT NULL THEN
+			parts := ARRAY[btrim(first_seg)];
 		END IF;
 		FOR i IN 2 .. cardinality(segs) LOOP
 			seg := segs[i];
@@ -89,10 +84,10 @@ BEGIN
 	ELSIF seps >= 2 AND cardinality(segs) >= 3 THEN
 		-- No marker: the first item is what follows the first item's last
 		-- preposition.
-		first_seg := coalesce(substring(segs[1] FROM '(?:^|\s)(?:for|about|on|with|of|as|like|between|mention|mentioned|use|used|buy|bought)\s+((?:(?!\s(?:for|about|on|with|of|as|like|between)\s).)+)$'), '');
+		first_seg := coalesce(substring(segs[1] FROM '(?i)^(?:.*\s)?(?:for|about|on|with|of|as|like|between|mention|mentioned|use|used|buy|bought)\s+(.+)$'), '');
 		parts := CASE WHEN first_seg <> '' THEN ARRAY[first_seg] ELSE '{}' END || segs[2:];
 	END IF;
-	parts := ARRAY(SELECT btrim(p) FROM unnest(parts) p WHERE btrim(p) ~ '\w');
+	parts := ARRAY(SELECT btrim(p) FROM unnest(parts) p WHERE tsvector_to_array(brain.text_tsvector(p)) <> '{}');
 	IF cardinality(parts) < 2 THEN
 		RETURN '{}';
 	END IF;

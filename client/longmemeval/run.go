@@ -46,6 +46,10 @@ type Summary struct {
 	Kind          string                `json:"kind"`
 	RecallByType  map[string]TypeRecall `json:"recall_by_type"`
 	Aggregate     TypeRecall            `json:"aggregate"`
+	// RecallAllByType and AggregateAll count questions whose every answer
+	// session was found (recall_all, the strict measure).
+	RecallAllByType map[string]TypeRecall `json:"recall_all_by_type"`
+	AggregateAll    TypeRecall            `json:"aggregate_all"`
 }
 
 // SummaryKind marks the summary line.
@@ -73,11 +77,19 @@ type Options struct {
 
 // Summarize computes recall by question type over rows.
 func Summarize(rows []Row) Summary {
-	s := Summary{SchemaVersion: 1, Kind: SummaryKind, RecallByType: map[string]TypeRecall{}}
+	s := Summary{SchemaVersion: 1, Kind: SummaryKind, RecallByType: map[string]TypeRecall{}, RecallAllByType: map[string]TypeRecall{}}
 	for _, r := range rows {
 		if r.RecallAny == nil {
 			continue
 		}
+		a := s.RecallAllByType[r.QuestionType]
+		a.Total++
+		s.AggregateAll.Total++
+		if r.RecallAll != nil && *r.RecallAll {
+			a.Hit++
+			s.AggregateAll.Hit++
+		}
+		s.RecallAllByType[r.QuestionType] = a
 		t := s.RecallByType[r.QuestionType]
 		t.Total++
 		s.Aggregate.Total++
@@ -91,8 +103,13 @@ func Summarize(rows []Row) Summary {
 		t.Rate = float64(t.Hit) / float64(t.Total)
 		s.RecallByType[k] = t
 	}
+	for k, t := range s.RecallAllByType {
+		t.Rate = float64(t.Hit) / float64(t.Total)
+		s.RecallAllByType[k] = t
+	}
 	if s.Aggregate.Total > 0 {
 		s.Aggregate.Rate = float64(s.Aggregate.Hit) / float64(s.Aggregate.Total)
+		s.AggregateAll.Rate = float64(s.AggregateAll.Hit) / float64(s.AggregateAll.Total)
 	}
 	return s
 }

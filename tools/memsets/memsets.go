@@ -361,8 +361,19 @@ func (b *builder) question(typ string, n int, o Options) longmemeval.Question {
 			}), b.p.pkgs[ts[k]].name, desc(ts[k]))
 			add(b.talk(b.p.pkgs[ts[k]], opener+" "+chatter[b.rng.IntN(len(chatter))]), randDate(), true)
 		}
-		for _, t := range ts {
-			distract(t, 5)
+		// Distractors pair two parts' words in one session, as a question
+		// in parts draws sessions that each touch several of its parts.
+		ds := make([][]int, parts)
+		for k, t := range ts {
+			ds[k] = b.distractors(t, 6)
+		}
+		for j := 0; j < 6; j++ {
+			for k := range ts {
+				other := ds[(k+1)%parts]
+				if j < len(ds[k]) && j < len(other) && (parts > 2 || k == 0) {
+					add(append(b.talk(b.p.pkgs[ds[k][j]], ""), b.talk(b.p.pkgs[other[(j+1)%len(other)]], "")...), randDate(), false)
+				}
+			}
 		}
 		if parts == 3 {
 			question = fmt.Sprintf(pick([2][]string{
