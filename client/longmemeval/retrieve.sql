@@ -219,16 +219,18 @@ $fn$;
 -- longmemeval.session_date(date): a LongMemEval date ("2023/05/20 (Sat)
 -- 02:21") as a timestamp; null when it is not one.
 CREATE FUNCTION longmemeval.session_date(s text) RETURNS timestamp
-LANGUAGE plpgsql IMMUTABLE SET search_path = longmemeval, pg_temp AS $fn$
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path = longmemeval, pg_temp AS $fn$
 DECLARE
 	m text[] := regexp_match(coalesce(s, ''), '^\s*(\d{4})[/-](\d{1,2})[/-](\d{1,2})(?:\s*\(\w+\))?(?:\s+(\d{1,2}):(\d{2}))?');
 BEGIN
-	IF m IS NULL THEN
+	-- No exception block (a subtransaction a call): a day that does not
+	-- exist is caught by comparing with the month's length.
+	IF m IS NULL OR m[2]::int NOT BETWEEN 1 AND 12 OR m[3]::int < 1
+	   OR m[3]::int > extract(day FROM make_date(m[1]::int, m[2]::int, 1) + interval '1 month - 1 day')
+	   OR coalesce(m[4]::int, 0) > 23 OR coalesce(m[5]::int, 0) > 59 OR m[1]::int < 1 THEN
 		RETURN NULL;
 	END IF;
 	RETURN make_timestamp(m[1]::int, m[2]::int, m[3]::int, coalesce(m[4]::int, 0), coalesce(m[5]::int, 0), 0);
-EXCEPTION WHEN others THEN
-	RETURN NULL;
 END
 $fn$;
 
@@ -266,72 +268,85 @@ DECLARE
 	parts text[];
 	n_sess float8;
 	avglen float8;
+	-- The sessions, in page id order: id, slug, length, date, prior,
+	-- recency factor, score. Arrays, not temporary tables: truncating a
+	-- temporary table at each commit cost more than the whole search.
+	s_id bigint[];
+	s_slug text[];
+	s_len float8[];
+	s_at timestamp[];
+	s_prior float8[];
+	s_rec float8[];
+	s_score float8[];
+	-- The question words' BM25 weight in each session holding them.
+	t_page bigint[];
+	t_lex text[];
+	t_w float8[];
 	chosen bigint[] := '{}';
 	whys text[] := '{}';
 	i int;
 	best bigint;
 	span float8;
 	seed_lex text[];
-	seed bigint;
 	seed_n float8[];
+	seed bigint;
+	plex text[];
 BEGIN
 	k := least(greatest(coalesce(k, 10), 1), 1000);
 	qlex := tsvector_to_array(brain.text_tsvector(q));
-	-- Sessions: length, date, place in time order.
-	-- Working tables of this connection, emptied at every commit.
-	IF to_regclass('pg_temp.lme_sess') IS NULL THEN
-		CREATE TEMP TABLE lme_sess (id bigint PRIMARY KEY, slug text, len float8, at timestamp, ord float8, prior float8, recency float8, score float8) ON COMMIT DELETE ROWS;
-		CREATE TEMP TABLE lme_tf (page_id bigint, lexeme text, tf float8) ON COMMIT DELETE ROWS;
-	ELSE
-		DELETE FROM lme_sess;
-		DELETE FROM lme_tf;
-	END IF;
-	INSERT INTO lme_sess
-	SELECT p.id, p.slug, coalesce(l.len, 0), longmemeval.session_date(p.frontmatter ->> 'date'), 0, 1, 1, 0
+	SELECT array_agg(p.id ORDER BY p.id), array_agg(p.slug ORDER BY p.id), array_agg(coalesce(l.len, 0) ORDER BY p.id),
+	       array_agg(longmemeval.session_date(p.frontmatter ->> 'date') ORDER BY p.id)
+	INTO s_id, s_slug, s_len, s_at
 	FROM brain.pages p
 	LEFT JOIN (SELECT c.page_id, sum(c.doc_len)::float8 AS len FROM brain.chunks c GROUP BY c.page_id) l ON l.page_id = p.id;
-	SELECT count(*), greatest(avg(len), 1) INTO n_sess, avglen FROM lme_sess;
+	n_sess := coalesce(cardinality(s_id), 0);
 	IF n_sess = 0 THEN
 		RETURN;
 	END IF;
-	-- Term counts of the question's words in each session.
+	SELECT greatest(avg(x), 1) INTO avglen FROM unnest(s_len) x;
 	IF cardinality(qlex) > 0 THEN
-		INSERT INTO lme_tf
-		SELECT c.page_id, u.lexeme, sum(greatest(cardinality(u.positions), 1))
-		FROM brain.chunks c, unnest(ts_delete(c.tsv, tsvector_to_array(ts_delete(c.tsv, qlex)))) u
-		GROUP BY 1, 2;
+		SELECT array_agg(x.page_id), array_agg(x.lexeme),
+		       array_agg(ln(1 + (n_sess - x.df + 0.5) / (x.df + 0.5)) * x.tf * (k1 + 1)
+		                 / (x.tf + k1 * (1 - b + b * s.len / avglen)))
+		INTO t_page, t_lex, t_w
+		FROM (
+			SELECT y.*, count(*) OVER (PARTITION BY y.lexeme)::float8 AS df FROM (
+				SELECT c.page_id, u.lexeme, sum(greatest(cardinality(u.positions), 1))::float8 AS tf
+				FROM brain.chunks c, unnest(ts_delete(c.tsv, tsvector_to_array(ts_delete(c.tsv, qlex)))) u
+				GROUP BY 1, 2) y
+		) x JOIN unnest(s_id, s_len) AS s (id, len) ON s.id = x.page_id;
 	END IF;
+	s_prior := array_fill(1::float8, ARRAY[n_sess::int]);
+	s_rec := s_prior;
 	IF method = 'fused' THEN
 		tw := longmemeval.question_time(q, qd);
-		UPDATE lme_sess s SET ord = x.r FROM (
-			SELECT id, (rank() OVER (ORDER BY at NULLS FIRST, id) - 1)::float8 / greatest(n_sess - 1, 1) AS r FROM lme_sess) x
-		WHERE x.id = s.id;
 		IF tw.lo IS NOT NULL THEN
 			span := extract(epoch FROM tw.hi - tw.lo) / 86400;
-			UPDATE lme_sess SET prior = CASE
-				WHEN at IS NULL THEN 1
-				WHEN at >= tw.lo AND at < tw.hi THEN 3
-				ELSE 1 + 2 * exp(-(extract(epoch FROM greatest(tw.lo - at, at - tw.hi)) / 86400) / (span / 2 + 3)) END;
+			SELECT array_agg(CASE
+				WHEN x.at IS NULL THEN 1
+				WHEN x.at >= tw.lo AND x.at < tw.hi THEN 3
+				ELSE 1 + 2 * exp(-(extract(epoch FROM greatest(tw.lo - x.at, x.at - tw.hi)) / 86400) / (span / 2 + 3)) END ORDER BY x.o)
+			INTO s_prior FROM unnest(s_at) WITH ORDINALITY AS x (at, o);
 		END IF;
 		IF tw.latest THEN
-			UPDATE lme_sess SET recency = 1 + 0.5 * ord, prior = prior * (1 + 0.5 * ord);
+			-- 1 + 0.5 · place in time order (0 the oldest, 1 the latest)
+			SELECT array_agg(1 + 0.5 * x.r ORDER BY x.o) INTO s_rec FROM (
+				SELECT o, (rank() OVER (ORDER BY at NULLS FIRST, o) - 1)::float8 / greatest(n_sess - 1, 1) AS r
+				FROM unnest(s_at) WITH ORDINALITY AS y (at, o)) x;
+			SELECT array_agg(p * r ORDER BY o) INTO s_prior FROM unnest(s_prior, s_rec) WITH ORDINALITY AS x (p, r, o);
 		END IF;
 	END IF;
 	-- Whole-question scores.
-	UPDATE lme_sess s SET score = x.sc * s.prior FROM (
-		SELECT t.page_id, sum(ln(1 + (n_sess - d.df + 0.5) / (d.df + 0.5)) * t.tf * (k1 + 1)
-		                      / (t.tf + k1 * (1 - b + b * ss.len / avglen))) AS sc
-		FROM lme_tf t
-		JOIN (SELECT lexeme, count(*)::float8 AS df FROM lme_tf GROUP BY lexeme) d USING (lexeme)
-		JOIN lme_sess ss ON ss.id = t.page_id
-		GROUP BY t.page_id) x
-	WHERE x.page_id = s.id;
+	SELECT array_agg(coalesce(t.sc, 0) * s.prior ORDER BY s.o) INTO s_score
+	FROM unnest(s_id, s_prior) WITH ORDINALITY AS s (id, prior, o)
+	LEFT JOIN (SELECT x.page_id, sum(x.w) AS sc FROM unnest(t_page, t_w) AS x (page_id, w) GROUP BY x.page_id) t ON t.page_id = s.id;
 	IF method IS DISTINCT FROM 'fused' THEN
-		RETURN QUERY SELECT s.slug, 'bm25'::text FROM lme_sess s WHERE s.score > 0 ORDER BY s.score DESC, s.id LIMIT k;
+		RETURN QUERY SELECT s.slug, 'bm25'::text FROM unnest(s_id, s_slug, s_score) AS s (id, slug, score)
+		WHERE s.score > 0 ORDER BY s.score DESC, s.id LIMIT k;
 		RETURN;
 	END IF;
 	-- The best session, then the best of each part.
-	SELECT s.id INTO best FROM lme_sess s WHERE s.score > 0 ORDER BY s.score DESC, s.id LIMIT 1;
+	SELECT s.id INTO best FROM unnest(s_id, s_score) AS s (id, score) WHERE s.score > 0 ORDER BY s.score DESC, s.id LIMIT 1;
 	IF best IS NOT NULL THEN
 		chosen := ARRAY[best];
 		whys := ARRAY['question'];
@@ -339,15 +354,13 @@ BEGIN
 	parts := longmemeval.question_parts(q);
 	FOR i IN 1 .. coalesce(cardinality(parts), 0) LOOP
 		EXIT WHEN cardinality(chosen) >= k;
+		plex := tsvector_to_array(brain.text_tsvector(parts[i]));
 		SELECT t.page_id INTO best
-		FROM lme_tf t
-		JOIN (SELECT lexeme, count(*)::float8 AS df FROM lme_tf GROUP BY lexeme) d USING (lexeme)
-		JOIN lme_sess ss ON ss.id = t.page_id
-		WHERE t.lexeme = ANY (tsvector_to_array(brain.text_tsvector(parts[i])))
-		  AND t.page_id <> ALL (chosen)
-		GROUP BY t.page_id, ss.prior, ss.len
-		ORDER BY sum(ln(1 + (n_sess - d.df + 0.5) / (d.df + 0.5)) * t.tf * (k1 + 1)
-		             / (t.tf + k1 * (1 - b + b * ss.len / avglen))) * ss.prior DESC, t.page_id
+		FROM unnest(t_page, t_lex, t_w) AS t (page_id, lexeme, w)
+		JOIN unnest(s_id, s_prior) AS s (id, prior) ON s.id = t.page_id
+		WHERE t.lexeme = ANY (plex) AND t.page_id <> ALL (chosen)
+		GROUP BY t.page_id, s.prior
+		ORDER BY sum(t.w) * s.prior DESC, t.page_id
 		LIMIT 1;
 		IF FOUND THEN
 			chosen := chosen || best;
@@ -356,33 +369,34 @@ BEGIN
 	END LOOP;
 	-- Feedback from the best session on the question's words alone (no
 	-- recency): the words of its sentences that hold the most question
-	-- words (where the thing asked about is named), kept when between two
-	-- and a tenth of the sessions hold them.
-	SELECT s.id INTO seed FROM lme_sess s WHERE s.score > 0 ORDER BY s.score / s.recency DESC, s.id LIMIT 1;
+	-- words (where the thing asked about is named), each weighted by the
+	-- number of those sentences holding it, kept when between two and a
+	-- tenth of the sessions hold them.
+	SELECT s.id INTO seed FROM unnest(s_id, s_score, s_rec) AS s (id, score, rec)
+	WHERE s.score > 0 ORDER BY s.score / s.rec DESC, s.id LIMIT 1;
 	IF seed IS NOT NULL AND cardinality(chosen) < k THEN
 		SELECT array_agg(z.l), array_agg(z.n) INTO seed_lex, seed_n FROM (
-		SELECT l, count(*)::float8 AS n FROM (
-			SELECT x.lex FROM (
-				SELECT tsvector_to_array(brain.text_tsvector(sen)) AS lex
-				FROM brain.pages p, regexp_split_to_table(p.body, '(?<=[.!?])\s+|\n+') sen
-				WHERE p.id = seed AND sen ~ '\w'
-			) x
-			ORDER BY cardinality(ARRAY(SELECT unnest(x.lex) INTERSECT SELECT unnest(qlex))) DESC
-			LIMIT 3
-		) y, unnest(y.lex) l
-		WHERE l <> ALL (qlex) AND cardinality(ARRAY(SELECT unnest(y.lex) INTERSECT SELECT unnest(qlex))) > 0
-		GROUP BY l) z;
+			SELECT l, count(*)::float8 AS n FROM (
+				SELECT x.lex FROM (
+					SELECT tsvector_to_array(brain.text_tsvector(sen)) AS lex
+					FROM brain.pages p, regexp_split_to_table(p.body, '(?<=[.!?])\s+|\n+') sen
+					WHERE p.id = seed AND sen ~ '\w'
+				) x
+				ORDER BY cardinality(ARRAY(SELECT unnest(x.lex) INTERSECT SELECT unnest(qlex))) DESC
+				LIMIT 3
+			) y, unnest(y.lex) l
+			WHERE l <> ALL (qlex) AND cardinality(ARRAY(SELECT unnest(y.lex) INTERSECT SELECT unnest(qlex))) > 0
+			GROUP BY l) z;
 		IF cardinality(seed_lex) > 0 THEN
-			SELECT h.page_id INTO best FROM (
+			WITH h AS MATERIALIZED (
 				SELECT DISTINCT c.page_id, v.lexeme
 				FROM brain.chunks c, unnest(tsvector_to_array(ts_delete(c.tsv, tsvector_to_array(ts_delete(c.tsv, seed_lex))))) v (lexeme)
-			) h
-			JOIN (
-				SELECT y.lexeme, count(*)::float8 AS df FROM (
-					SELECT DISTINCT c.page_id, v.lexeme
-					FROM brain.chunks c, unnest(tsvector_to_array(ts_delete(c.tsv, tsvector_to_array(ts_delete(c.tsv, seed_lex))))) v (lexeme)) y
-				GROUP BY y.lexeme
-				HAVING count(*) BETWEEN 2 AND greatest(2, n_sess / 10)) d ON d.lexeme = h.lexeme
+			), d AS (
+				SELECT h.lexeme, count(*)::float8 AS df FROM h GROUP BY h.lexeme
+				HAVING count(*) BETWEEN 2 AND greatest(2, n_sess / 10)
+			)
+			SELECT h.page_id INTO best FROM h
+			JOIN d ON d.lexeme = h.lexeme
 			JOIN unnest(seed_lex, seed_n) AS w (lexeme, n) ON w.lexeme = h.lexeme
 			WHERE h.page_id <> ALL (chosen) AND h.page_id <> seed
 			GROUP BY h.page_id
@@ -395,10 +409,11 @@ BEGIN
 		END IF;
 	END IF;
 	RETURN QUERY
-	SELECT s.slug, c.why FROM unnest(chosen, whys) WITH ORDINALITY AS c (id, why, o) JOIN lme_sess s ON s.id = c.id
+	SELECT s.slug, c.why FROM unnest(chosen, whys) WITH ORDINALITY AS c (id, why, o)
+	JOIN unnest(s_id, s_slug) AS s (id, slug) ON s.id = c.id
 	ORDER BY c.o;
 	RETURN QUERY
-	SELECT s.slug, 'question'::text FROM lme_sess s
+	SELECT s.slug, 'question'::text FROM unnest(s_id, s_slug, s_score) AS s (id, slug, score)
 	WHERE s.id <> ALL (chosen) AND s.score > 0
 	ORDER BY s.score DESC, s.id LIMIT k - cardinality(chosen);
 END

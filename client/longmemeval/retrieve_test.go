@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"slices"
 	"sync"
 	"testing"
@@ -215,4 +216,27 @@ func (w rowWriter) Write(b []byte) (int, error) {
 	}
 	*w.rows = append(*w.rows, rows...)
 	return len(b), nil
+}
+
+// On the six-type sample dataset the session methods find at least as many
+// answer sessions in the top 5 as the brain's own search.
+func TestSessionMethodsOnTheSample(t *testing.T) {
+	qs, err := longmemeval.ReadFile("../../sample/longmemeval.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rates := map[string]longmemeval.Summary{}
+	for _, m := range longmemeval.Methods {
+		sum, err := longmemeval.Run(context.Background(), scratch(t, m), longmemeval.QuestionList(qs), nil, io.Discard, longmemeval.Options{TopK: 5, RetrievalOnly: true})
+		if err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+		rates[m] = sum
+	}
+	h := rates[longmemeval.MethodHybrid]
+	for _, m := range []string{longmemeval.MethodFused, longmemeval.MethodBM25} {
+		if r := rates[m]; r.Aggregate.Rate < h.Aggregate.Rate || r.AggregateAll.Rate < h.AggregateAll.Rate {
+			t.Errorf("%s: recall_any@5 %.2f, recall_all@5 %.2f; the brain's search gets %.2f, %.2f", m, r.Aggregate.Rate, r.AggregateAll.Rate, h.Aggregate.Rate, h.AggregateAll.Rate)
+		}
+	}
 }

@@ -20,7 +20,9 @@ import (
 )
 
 // newScratch creates a scratch brain beside the brain at userURL, with that
-// brain's settings, dropped at cleanup.
+// brain's settings, dropped at cleanup. It retrieves with the brain's own
+// search (MethodHybrid), which these tests compare with an ordinary brain;
+// retrieve_test.go tests the session methods.
 func newScratch(t *testing.T, userURL string, keywordOnly bool) *Scratch {
 	t.Helper()
 	ctx := context.Background()
@@ -30,7 +32,7 @@ func newScratch(t *testing.T, userURL string, keywordOnly bool) *Scratch {
 	}
 	settings := b.Settings
 	b.Close()
-	s, err := NewScratch(ctx, userURL, ScratchOptions{Settings: settings, KeywordOnly: keywordOnly})
+	s, err := NewScratch(ctx, userURL, ScratchOptions{Settings: settings, KeywordOnly: keywordOnly, Method: MethodHybrid})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,6 +43,7 @@ func suites() []suite {
 		{name: "audit", run: benchAudit},
 		{name: "export", run: benchExport},
 		{name: "longmemeval", run: benchLongMemEval},
+		{name: "longmemeval-hard", run: benchLongMemEvalHard},
 	}
 }
 
