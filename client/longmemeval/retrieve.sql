@@ -325,7 +325,8 @@ BEGIN
 			SELECT array_agg(CASE
 				WHEN x.at IS NULL THEN 1
 				WHEN x.at >= tw.lo AND x.at < tw.hi THEN 3
-				ELSE 1 + 2 * exp(-(extract(epoch FROM greatest(tw.lo - x.at, x.at - tw.hi)) / 86400) / (span / 2 + 3)) END ORDER BY x.o)
+				-- (exp raises on underflow: the exponent is kept above -700)
+				ELSE 1 + 2 * exp(-least((extract(epoch FROM greatest(tw.lo - x.at, x.at - tw.hi)) / 86400) / (span / 2 + 3), 700)) END ORDER BY x.o)
 			INTO s_prior FROM unnest(s_at) WITH ORDINALITY AS x (at, o);
 		END IF;
 		IF tw.latest THEN

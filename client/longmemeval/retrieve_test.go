@@ -19,7 +19,7 @@ import (
 
 // scratch is a scratch brain using method, beside a fresh user brain,
 // dropped at cleanup.
-func scratch(t *testing.T, method string) *longmemeval.Scratch {
+func scratch(t testing.TB, method string) *longmemeval.Scratch {
 	t.Helper()
 	ctx := context.Background()
 	u := testdb.New(t)

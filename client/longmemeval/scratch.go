@@ -485,6 +485,12 @@ func (s *Scratch) Search(ctx context.Context, q string, k int) ([]string, error)
 // scratch brain's retrieval method.
 func (s *Scratch) SearchAt(ctx context.Context, q, date string, k int) ([]string, error) {
 	if s.o.Method != MethodHybrid {
+		// PostgreSQL text holds neither NUL nor invalid UTF-8; a question
+		// with them is still asked, with U+FFFD in their place.
+		clean := func(s string) string {
+			return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+		}
+		q, date = clean(q), clean(date)
 		rows, err := s.B.Pool.Query(ctx, `SELECT slug FROM longmemeval.retrieve($1, $2, $3, $4)`, q, date, k, s.o.Method)
 		if err != nil {
 			return nil, fmt.Errorf("retrieving sessions: %w", err)

@@ -17,7 +17,9 @@ import (
 // benchLongMemEval measures the per-question time of a LongMemEval run as
 // `pgbrain eval longmemeval` runs it: in a scratch database created beside
 // the brain, each question costs a reset of that database, one import of its
-// haystack sessions and one hybrid search (local embedder), on the test
+// haystack sessions and one search by the default method (fused session
+// retrieval; the S-size set also by the brain's hybrid search, local
+// embedder, side by side), on the test
 // fixture, on the six-type sample dataset and on synthetic datasets the
 // size of LongMemEval_S.
 func benchLongMemEval(ctx context.Context, env *benchEnv) (err error) {
@@ -86,19 +88,32 @@ func benchLongMemEval(ctx context.Context, env *benchEnv) (err error) {
 		qs     []longmemeval.Question
 		rounds int
 		goal   float64 // p50 goal in ms
+		hybrid bool    // run by the brain's hybrid search instead
 	}
 	arms := []arm{
-		{fmt.Sprintf("fixture (%s)", fixturePath), fixture, fixtureRounds, 10},
-		{fmt.Sprintf("fixture, six question types (%s)", samplePath), sample, fixtureRounds, 10},
-		{"50 small sessions (synthetic)", small, 1, 60},
-		{"LongMemEval_S size (synthetic English-like chat)", synth, 1, 60},
-		{"stress: S word count, no function words, long words", stress, 1, 0},
+		{fmt.Sprintf("fixture (%s)", fixturePath), fixture, fixtureRounds, 10, false},
+		{fmt.Sprintf("fixture, six question types (%s)", samplePath), sample, fixtureRounds, 10, false},
+		{"50 small sessions (synthetic)", small, 1, 60, false},
+		{"LongMemEval_S size (synthetic English-like chat)", synth, 1, 60, false},
+		{"LongMemEval_S size, --method hybrid", synth, 1, 60, true},
+		{"stress: S word count, no function words, long words", stress, 1, 0, false},
 	}
-	// Warm up caches, plans and the embedder once, untimed.
-	if _, _, err := lmeTimedRun(ctx, st, fixture); err != nil {
+	hy, err := longmemeval.NewScratch(ctx, u, longmemeval.ScratchOptions{Settings: settings, Method: longmemeval.MethodHybrid})
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.out, "## longmemeval: per-question time (reset of the scratch database + import of the haystack sessions + hybrid search)\n\n")
+	defer func() {
+		if derr := hy.Drop(ctx); derr != nil && err == nil {
+			err = derr
+		}
+	}()
+	// Warm up caches, plans and the embedder once, untimed.
+	for _, s := range []*longmemeval.Scratch{st, hy} {
+		if _, _, err := lmeTimedRun(ctx, s, fixture); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(env.out, "## longmemeval: per-question time (reset of the scratch database + import of the haystack sessions + one search, fused unless marked hybrid)\n\n")
 	fmt.Fprintf(env.out, "Once per run, not per question: creating and migrating the scratch database took %.0f ms.\n\n", float64(setup.Microseconds())/1000)
 	fmt.Fprintln(env.out, "| dataset | questions | sessions/question | turns/question | words/question | KB/question | p50 ms | p99 ms | p50 goal ms | p50 reset / import / search ms | recall_any |")
 	fmt.Fprintln(env.out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -106,7 +121,11 @@ func benchLongMemEval(ctx context.Context, env *benchEnv) (err error) {
 		var tms []longmemeval.Timing
 		var sum longmemeval.Summary
 		for r := 0; r < a.rounds; r++ {
-			t, s, err := lmeTimedRun(ctx, st, a.qs)
+			store := st
+			if a.hybrid {
+				store = hy
+			}
+			t, s, err := lmeTimedRun(ctx, store, a.qs)
 			if err != nil {
 				return fmt.Errorf("%s: %w", a.name, err)
 			}
