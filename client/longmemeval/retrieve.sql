@@ -379,14 +379,16 @@ BEGIN
 		SELECT array_agg(z.l), array_agg(z.n) INTO seed_lex, seed_n FROM (
 			SELECT l, count(*)::float8 AS n FROM (
 				SELECT x.lex FROM (
-					SELECT tsvector_to_array(brain.text_tsvector(sen)) AS lex
-					FROM brain.pages p, regexp_split_to_table(p.body, '(?<=[.!?])\s+|\n+') sen
-					WHERE p.id = seed AND sen ~ '\w'
+					SELECT tsvector_to_array(brain.text_tsvector(t.sen)) AS lex, t.o
+					FROM brain.pages p, regexp_split_to_table(p.body, '(?<=[.!?])\s+|\n+') WITH ORDINALITY AS t (sen, o)
+					WHERE p.id = seed AND t.sen ~ '\w'
 				) x
-				ORDER BY cardinality(ARRAY(SELECT unnest(x.lex) INTERSECT SELECT unnest(qlex))) DESC
+				WHERE x.lex && qlex
+				-- ties: the earlier sentence
+				ORDER BY (SELECT count(*) FROM unnest(x.lex) u WHERE u = ANY (qlex)) DESC, x.o
 				LIMIT 3
 			) y, unnest(y.lex) l
-			WHERE l <> ALL (qlex) AND cardinality(ARRAY(SELECT unnest(y.lex) INTERSECT SELECT unnest(qlex))) > 0
+			WHERE l <> ALL (qlex)
 			GROUP BY l) z;
 		IF cardinality(seed_lex) > 0 THEN
 			WITH h AS MATERIALIZED (

@@ -368,6 +368,7 @@ func TestEvalLongMemEvalUsageErrors(t *testing.T) {
 		{"floor above 1", []string{lmeFixture, "--retrieval-only", "--by-type-floor", "1.5"}, "between 0 and 1"},
 		{"no context", []string{lmeFixture, "--retrieval-only", "--context-chars", "0"}, "--context-chars must be positive"},
 		{"no answer workers", []string{lmeFixture, "--retrieval-only", "--answer-workers", "0"}, "--answer-workers 0 is out of range"},
+		{"unknown method", []string{lmeFixture, "--retrieval-only", "--method", "bm26"}, `--method "bm26" is not known; use one of fused, bm25, hybrid`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -376,5 +377,31 @@ func TestEvalLongMemEvalUsageErrors(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut, tt.want)
 			}
 		})
+	}
+}
+
+// TestEvalLongMemEvalMethods runs the fixture by each retrieval method: each
+// finds the answers, and the summary counts recall_all beside recall_any.
+func TestEvalLongMemEvalMethods(t *testing.T) {
+	url := testdb.New(t)
+	for _, m := range []string{"fused", "bm25", "hybrid"} {
+		out, errOut, code := pgbrain(t, url, "", "eval", "longmemeval", lmeFixture, "--retrieval-only", "--top-k", "5", "--by-type", "--method", m)
+		if code != 0 {
+			t.Fatalf("--method %s: exit %d, stderr %q", m, code, errOut)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		var sum struct {
+			Aggregate    struct{ Hit, Total int } `json:"aggregate"`
+			AggregateAll struct{ Hit, Total int } `json:"aggregate_all"`
+		}
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
+			t.Fatalf("--method %s: summary %q: %v", m, lines[len(lines)-1], err)
+		}
+		if sum.Aggregate.Total == 0 || sum.AggregateAll.Total != sum.Aggregate.Total || sum.AggregateAll.Hit != sum.Aggregate.Total {
+			t.Errorf("--method %s: summary %+v, want every answer session of every scored question found", m, sum)
+		}
+	}
+	if left := lmeScratchLeft(t, url); len(left) > 0 {
+		t.Errorf("scratch databases left behind: %v", left)
 	}
 }

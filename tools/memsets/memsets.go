@@ -400,7 +400,7 @@ func (b *builder) question(typ string, n int, o Options) longmemeval.Question {
 		}), an, cn)
 		add(b.talk(b.p.pkgs[c], update+" Anything I should know?"), later, true)
 		if b.rng.IntN(2) == 0 {
-			// A third mention of the first choice that is not an update.
+			// One more session about another package, sometimes.
 			add(b.talk(b.p.pkgs[b.fresh(false)], ""), randDate(), false)
 		}
 		question = fmt.Sprintf(pick([2][]string{
