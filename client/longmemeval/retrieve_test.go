@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -68,6 +69,8 @@ func TestQuestionParts(t *testing.T) {
 		{"", nil},
 		{"東京、大阪と京都: どれ?", nil},
 		{"and, and, and", nil},
+		// Past 2,000 characters a question is read as one thing.
+		{"Which did I mention: " + strings.Repeat("one for mail, ", 200) + "and one for news?", nil},
 	}
 	for _, c := range cases {
 		var got []string
