@@ -237,7 +237,8 @@ func TestInstallTimer(t *testing.T) {
 		t.Fatalf("without systemctl: %+v, %v", in, err)
 	}
 	svc, err := os.ReadFile(filepath.Join(cfg, "systemd", "user", ServiceName))
-	if err != nil || !strings.Contains(string(svc), `ExecStart="/opt/my tools/pgbrain" eval nightly`) || !strings.Contains(string(svc), "Environment=PGBRAIN_HOME=/home/u/.pgbrain") {
+	if err != nil || !strings.Contains(string(svc), `ExecStart="/opt/my tools/pgbrain" eval nightly`) || !strings.Contains(string(svc), "Environment=PGBRAIN_HOME=/home/u/.pgbrain") ||
+		!strings.Contains(string(svc), "EnvironmentFile=-"+filepath.Join(cfg, "pgbrain", "nightly.env")) {
 		t.Fatalf("service:\n%s\n%v", svc, err)
 	}
 	tm, err := os.ReadFile(filepath.Join(cfg, "systemd", "user", TimerName))

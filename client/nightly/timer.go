@@ -16,14 +16,15 @@ const (
 	TimerName   = "pgbrain-nightly.timer"
 )
 
-// EnvFile is read by the service, if present, for the model settings
-// (PGBRAIN_CHAT_*, PGBRAIN_CROSSMODAL_*, keys): secrets stay out of the
-// unit files.
-const EnvFile = "%h/.config/pgbrain/nightly.env"
+// EnvFile is the file in the configuration folder the service reads, if
+// present, for the model settings (PGBRAIN_CHAT_*, PGBRAIN_CROSSMODAL_*,
+// keys): secrets stay out of the unit files.
+const EnvFile = "pgbrain/nightly.env"
 
 // Units returns the service and timer for running bin's nightly probe
-// once a day; home, when set, is passed as PGBRAIN_HOME.
-func Units(bin, home string) (service, timer string) {
+// once a day; home, when set, is passed as PGBRAIN_HOME, and envFile is
+// read for the model settings.
+func Units(bin, home, envFile string) (service, timer string) {
 	var env string
 	if home != "" {
 		env = fmt.Sprintf("Environment=%s\n", systemdQuote("PGBRAIN_HOME="+home))
@@ -37,7 +38,7 @@ Type=oneshot
 %sEnvironmentFile=-%s
 ExecStart=%s eval nightly
 Nice=10
-`, env, EnvFile, systemdQuote(bin))
+`, env, systemdQuote(envFile), systemdQuote(bin))
 	timer = `[Unit]
 Description=Run the pgbrain nightly quality probe once a day
 
@@ -103,7 +104,7 @@ func InstallTimer(ctx context.Context, o InstallOptions) (Installed, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Installed{}, fmt.Errorf("creating %s: %w", dir, err)
 	}
-	service, timer := Units(o.Bin, o.Home)
+	service, timer := Units(o.Bin, o.Home, filepath.Join(o.ConfigDir, EnvFile))
 	in := Installed{Service: filepath.Join(dir, ServiceName), Timer: filepath.Join(dir, TimerName)}
 	for path, text := range map[string]string{in.Service: service, in.Timer: timer} {
 		if err := writeUnit(path, text); err != nil {
