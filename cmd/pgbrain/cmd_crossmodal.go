@@ -181,4 +181,3 @@ func printCrossModal(w io.Writer, r *crossmodal.Report) error {
 	_, err := w.Write(b.Bytes())
 	return err
 }
-
