@@ -127,8 +127,10 @@ func LatestRun(ctx context.Context, db DB) (*Latest, error) {
 	}
 	var r Resolvable
 	if _, err := pgx.ForEachRow(rows, []any{&r.Query, &r.SourceA, &r.SlugA, &r.SourceB, &r.SlugB, &r.Explanation, &r.HashA, &r.HashB}, func() error {
-		r.Open = fmt.Sprintf("pgbrain get %s --source %s; pgbrain get %s --source %s",
-			shellQuote(r.SlugA), shellQuote(r.SourceA), shellQuote(r.SlugB), shellQuote(r.SourceB))
+		r.Open = fmt.Sprintf("pgbrain get %s --source %s", shellQuote(r.SlugA), shellQuote(r.SourceA))
+		if r.SlugA != r.SlugB || r.SourceA != r.SourceB {
+			r.Open += fmt.Sprintf("; pgbrain get %s --source %s", shellQuote(r.SlugB), shellQuote(r.SourceB))
+		}
 		r.Dismiss = fmt.Sprintf("pgbrain eval suspected-contradictions dismiss %s %s", r.HashA, r.HashB)
 		l.High = append(l.High, r)
 		return nil
