@@ -308,3 +308,20 @@ func TestParseQueries(t *testing.T) {
 		}
 	}
 }
+
+func TestTopCaptured(t *testing.T) {
+	ctx := context.Background()
+	b := testdb.Open(t)
+	for _, q := range []string{"acme seed", "who is alice", "acme seed", "who is alice", "acme seed", "  ", "gizmo"} {
+		if _, err := b.Pool.Exec(ctx, `INSERT INTO brain.eval_candidates (tool_name, query, vector_enabled, latency_ms) VALUES ('search', $1, false, 1)`, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	qs, err := TopCaptured(ctx, b.Pool, 2)
+	if err != nil || len(qs) != 2 || qs[0] != "acme seed" || qs[1] != "who is alice" {
+		t.Fatalf("TopCaptured(2) = %q, %v", qs, err)
+	}
+	if qs, _ = TopCaptured(ctx, b.Pool, 10); len(qs) != 3 {
+		t.Fatalf("blank queries must be left out: %q", qs)
+	}
+}
