@@ -400,8 +400,10 @@ func ParseJudgement(reply string) (Judgement, error) {
 	if w.Contradiction == nil {
 		return Judgement{}, errors.New(`the reply has no boolean "contradiction"`)
 	}
-	j := Judgement{Contradiction: *w.Contradiction, Explanation: clip(w.Explanation, maxField),
-		EvidenceA: clip(w.EvidenceA, maxField), EvidenceB: clip(w.EvidenceB, maxField)}
+	// NUL cannot be stored in a PostgreSQL text column; a model may still send one.
+	clean := func(s string) string { return clip(strings.ReplaceAll(s, "\x00", ""), maxField) }
+	j := Judgement{Contradiction: *w.Contradiction, Explanation: clean(w.Explanation),
+		EvidenceA: clean(w.EvidenceA), EvidenceB: clean(w.EvidenceB)}
 	if j.Contradiction {
 		sev := ""
 		if w.Severity != nil {

@@ -252,6 +252,7 @@ func TestParseJudgement(t *testing.T) {
 		{`{"contradiction": true}`, Judgement{}, "severity"},
 		{`{"severity": "low"}`, Judgement{}, `"contradiction"`},
 		{`no verdict at all`, Judgement{}, "no JSON object"},
+		{`{"contradiction": true, "severity": "low", "evidence_a": "a\u0000b"}`, Judgement{Contradiction: true, Severity: Low, EvidenceA: "ab"}, ""},
 		{`{"contradiction": "yes"}`, Judgement{}, "verdict format"},
 		{`{"contradiction": false, "explanation": "東京 café 🐕 \"quoted\""}`, Judgement{Explanation: "東京 café 🐕 \"quoted\""}, ""},
 	}

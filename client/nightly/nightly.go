@@ -258,7 +258,7 @@ func Record(ctx context.Context, db DB, e *Event) error {
 		 est_cost_usd, max_usd, fixture_sha256, reason)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, left($12, 4000)) RETURNING id`,
 		e.StartedAt, e.Timestamp, e.Outcome, e.Questions, e.Pass, e.Fail, e.Inconclusive, e.Error,
-		e.EstCostUSD, e.MaxUSD, e.FixtureSHA256, e.Reason).Scan(&e.RunID); err != nil {
+		e.EstCostUSD, e.MaxUSD, e.FixtureSHA256, strings.ReplaceAll(e.Reason, "\x00", "")).Scan(&e.RunID); err != nil {
 		return fmt.Errorf("recording the run in brain.eval_nightly_runs: %w", err)
 	}
 	return nil

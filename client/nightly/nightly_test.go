@@ -46,7 +46,8 @@ func verdicts(v1, v2 string) func(openaitest.Request) openaitest.Reply {
 		if v == "429" {
 			return openaitest.Reply{Status: http.StatusTooManyRequests, Content: "slow down"}
 		}
-		return openaitest.Reply{Content: `{"verdict":"` + v + `","reason":"scripted ` + v + `"}`, PromptTokens: 200, CompletionTokens: 20}
+		// The reason carries a NUL, which PostgreSQL text cannot hold.
+		return openaitest.Reply{Content: `{"verdict":"` + v + `","reason":"scripted \u0000` + v + `"}`, PromptTokens: 200, CompletionTokens: 20}
 	}
 }
 
@@ -143,7 +144,7 @@ func TestEveryOutcomeIsRecordedAndMovesDoctor(t *testing.T) {
 		if err != nil || h.State != tc.health || h.Last == nil {
 			t.Fatalf("case %d (%s): health %+v, %v; want %s", i, tc.outcome, h, err, tc.health)
 		}
-		if tc.health == Warn && (!strings.Contains(h.Message, e.Reason) || !strings.Contains(h.Message, "pass 1")) {
+		if tc.health == Warn && (!strings.Contains(h.Message, strings.ReplaceAll(e.Reason, "\x00", "")) || !strings.Contains(h.Message, "pass 1")) {
 			t.Fatalf("warning %q lacks the counts or the latest reason %q", h.Message, e.Reason)
 		}
 	}
