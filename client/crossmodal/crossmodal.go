@@ -153,7 +153,7 @@ func Decide(js []Judgement) Verdict {
 // Options control a run.
 type Options struct {
 	Cycles     int // times each slot scores each item; default 1
-	Concurrent int // items scored at once; default 3
+	Concurrent int // items scored at once, each asking every slot at once; default 3
 	// ReceiptDir, when set, receives one JSON receipt per item (prompts,
 	// replies and verdicts) as it finishes; the caller removes it.
 	ReceiptDir string
@@ -285,20 +285,30 @@ func scoreItem(ctx context.Context, it Item, slots []Slot, cycles int) (ItemResu
 	res := ItemResult{ID: it.ID, Type: it.Type}
 	rc := receipt{Item: it, Prompt: msgs}
 	for c := 1; c <= cycles; c++ {
-		for _, s := range slots {
-			j := Judgement{Slot: s.Name, Model: s.Model.Model(), Cycle: c}
-			reply, err := s.Model.Send(ctx, msgs)
-			if err != nil {
-				j.Verdict, j.Reason = Error, err.Error()
-				var apiErr *openai.APIError
-				j.RateLimited = errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusTooManyRequests
-				rc.Replies = append(rc.Replies, "")
-			} else {
-				j.Verdict, j.Reason = ParseVerdict(reply.Text)
-				rc.Replies = append(rc.Replies, reply.Text)
-			}
-			res.Judgements = append(res.Judgements, j)
+		// The slots are independent endpoints: ask them all at once.
+		js := make([]Judgement, len(slots))
+		replies := make([]string, len(slots))
+		var wg sync.WaitGroup
+		for i, s := range slots {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				j := Judgement{Slot: s.Name, Model: s.Model.Model(), Cycle: c}
+				reply, err := s.Model.Send(ctx, msgs)
+				if err != nil {
+					j.Verdict, j.Reason = Error, err.Error()
+					var apiErr *openai.APIError
+					j.RateLimited = errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusTooManyRequests
+				} else {
+					j.Verdict, j.Reason = ParseVerdict(reply.Text)
+					replies[i] = reply.Text
+				}
+				js[i] = j
+			}()
 		}
+		wg.Wait()
+		res.Judgements = append(res.Judgements, js...)
+		rc.Replies = append(rc.Replies, replies...)
 	}
 	res.Verdict = Decide(res.Judgements)
 	rc.Result = res
