@@ -29,3 +29,6 @@
 {{ template "page_pii_override.sql" . }}
 {{ template "page_pii_clear.sql" . }}
 {{ template "pages_pii_categories.sql" . }}
+{{ template "contradiction_pairs.sql" . }}
+{{ template "contradiction_trend.sql" . }}
+{{ template "contradiction_dismiss.sql" . }}

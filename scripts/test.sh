@@ -9,7 +9,7 @@ make -s vet
 
 # The packages that share state between goroutines run once more under the
 # race detector, which needs cgo (a C compiler).
-race_pkgs=(./client/ingest ./client/audit ./client/mcpserver ./client/capture ./client/longmemeval)
+race_pkgs=(./client/ingest ./client/audit ./client/mcpserver ./client/capture ./client/longmemeval ./client/crossmodal)
 all_tests() {
 	go test -count=1 ./... || return
 	if [ "$(go env CGO_ENABLED)" = 1 ]; then

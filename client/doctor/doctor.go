@@ -18,10 +18,12 @@ import (
 
 	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/capture"
+	"github.com/pgbrain/pgbrain/client/contradictions"
 	"github.com/pgbrain/pgbrain/client/embed/refresh"
 	"github.com/pgbrain/pgbrain/client/evalconfig"
 	"github.com/pgbrain/pgbrain/client/ingest"
 	"github.com/pgbrain/pgbrain/client/migrate"
+	"github.com/pgbrain/pgbrain/client/nightly"
 )
 
 // Report is the doctor's findings. Warnings say what needs attention and how.
@@ -48,7 +50,12 @@ type Report struct {
 	SpoolPath          string               `json:"spool_path"`
 	// PIICategories is nil when brain.page_pii does not exist.
 	PIICategories map[string]int64 `json:"pii_categories"`
-	Warnings      []string         `json:"warnings"`
+	// Contradictions is the latest suspected-contradictions run, nil when
+	// the probe never ran.
+	Contradictions *contradictions.Latest `json:"contradictions"`
+	// Nightly is the nightly quality probe's health.
+	Nightly  *nightly.Health `json:"nightly_quality_probe"`
+	Warnings []string        `json:"warnings"`
 	// Fixed lists what `doctor --fix` did before this report was taken.
 	Fixed []string `json:"fixed,omitempty"`
 }
@@ -98,7 +105,41 @@ func Run(ctx context.Context, b *brain.Brain, cfg evalconfig.Settings, cfgErr er
 	if err := piiCounts(ctx, b.Pool, r); err != nil {
 		return nil, err
 	}
+	if err := probes(ctx, b.Pool, cfg, r); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// probes reports the model-judged quality probes, when the schema has
+// their tables (a brain not yet migrated has not).
+func probes(ctx context.Context, db *pgxpool.Pool, cfg evalconfig.Settings, r *Report) error {
+	var exists bool
+	if err := db.QueryRow(ctx, `SELECT to_regclass('brain.eval_nightly_runs') IS NOT NULL`).Scan(&exists); err != nil {
+		return fmt.Errorf("checking for the quality probe tables: %w", err)
+	}
+	if !exists {
+		return nil
+	}
+	var err error
+	if r.Contradictions, err = contradictions.LatestRun(ctx, db); err != nil {
+		return err
+	}
+	if l := r.Contradictions; l != nil {
+		for _, h := range l.High {
+			r.warn("high-severity contradiction (query %q): %s vs %s: %s; open both: %s; or mark it not a contradiction: %s",
+				h.Query, h.SlugA, h.SlugB, h.Explanation, h.Open, h.Dismiss)
+		}
+	}
+	h, err := nightly.Check(ctx, db, cfg.Nightly.Enabled, time.Now())
+	if err != nil {
+		return err
+	}
+	r.Nightly = &h
+	if h.State == nightly.Warn {
+		r.warn("nightly quality probe: %s", h.Message)
+	}
+	return nil
 }
 
 func (r *Report) warn(format string, args ...any) {

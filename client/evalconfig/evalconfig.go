@@ -44,7 +44,19 @@ type Settings struct {
 	ScrubPII      bool   `json:"scrub_pii"`
 	ScrubSource   string `json:"scrub_source"`
 	Path          string `json:"config_path"`
+	// Nightly is the nightly quality probe's switch and budget.
+	Nightly Nightly `json:"nightly"`
 }
+
+// Nightly is the "nightly" section: the nightly quality probe runs only
+// when Enabled, and never spends more than MaxUSD (estimated) per run.
+type Nightly struct {
+	Enabled bool    `json:"enabled"`
+	MaxUSD  float64 `json:"max_usd"`
+}
+
+// DefaultNightlyMaxUSD caps a nightly run when config.json names no cap.
+const DefaultNightlyMaxUSD = 5.0
 
 // File is the part of config.json this package reads; other keys are ignored.
 type File struct {
@@ -52,6 +64,10 @@ type File struct {
 		Capture  *bool `json:"capture"`
 		ScrubPII *bool `json:"scrub_pii"`
 	} `json:"eval"`
+	Nightly struct {
+		Enabled *bool    `json:"enabled"`
+		MaxUSD  *float64 `json:"max_usd"`
+	} `json:"nightly"`
 }
 
 // Parse reads the eval section of a config.json document. An empty document
@@ -63,6 +79,9 @@ func Parse(data []byte) (File, error) {
 	}
 	if err := json.Unmarshal(data, &f); err != nil {
 		return File{}, err
+	}
+	if m := f.Nightly.MaxUSD; m != nil && !(*m >= 0 && *m < 1e9) {
+		return File{}, fmt.Errorf("nightly.max_usd %v is not a budget: give US dollars, 0 or more", *m)
 	}
 	return f, nil
 }
@@ -79,6 +98,13 @@ func Resolve(f File, contributorMode string) Settings {
 	}
 	if f.Eval.ScrubPII != nil {
 		s.ScrubPII, s.ScrubSource = *f.Eval.ScrubPII, scrubFromFile
+	}
+	s.Nightly = Nightly{MaxUSD: DefaultNightlyMaxUSD}
+	if f.Nightly.Enabled != nil {
+		s.Nightly.Enabled = *f.Nightly.Enabled
+	}
+	if f.Nightly.MaxUSD != nil {
+		s.Nightly.MaxUSD = *f.Nightly.MaxUSD
 	}
 	return s
 }
@@ -97,9 +123,66 @@ func Load(home string, getenv func(string) string) (Settings, error) {
 	f, perr := Parse(data)
 	if perr != nil {
 		s := Settings{CaptureSource: FromBrokenFile, ScrubPII: true, ScrubSource: scrubFromDefault, Path: path}
-		return s, fmt.Errorf("parsing %s: %w (expected JSON like {\"eval\":{\"capture\":true,\"scrub_pii\":true}})", path, perr)
+		return s, fmt.Errorf("parsing %s: %w (expected JSON like {\"eval\":{\"capture\":true,\"scrub_pii\":true},\"nightly\":{\"enabled\":true,\"max_usd\":5}})", path, perr)
 	}
 	s := Resolve(f, getenv(ContributorModeEnv))
 	s.Path = path
 	return s, nil
+}
+
+// SetNightly writes the "nightly" section of home's config.json (enabled,
+// and max_usd when maxUSD is not nil), keeping every other key as it was.
+// The file is replaced atomically and readable by its owner only.
+func SetNightly(home string, enabled bool, maxUSD *float64) error {
+	path := filepath.Join(home, FileName)
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	if _, err := Parse(data); err != nil {
+		return fmt.Errorf("parsing %s: %w (fix it by hand first; nothing was changed)", path, err)
+	}
+	doc := map[string]json.RawMessage{}
+	if len(bytes.TrimSpace(data)) > 0 {
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return fmt.Errorf("parsing %s: %w (fix it by hand first; nothing was changed)", path, err)
+		}
+	}
+	section := map[string]json.RawMessage{}
+	if raw, ok := doc["nightly"]; ok && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		if err := json.Unmarshal(raw, &section); err != nil {
+			return fmt.Errorf("parsing %s: \"nightly\" is not an object: %w (fix it by hand first; nothing was changed)", path, err)
+		}
+	}
+	section["enabled"], _ = json.Marshal(enabled)
+	if maxUSD != nil {
+		if !(*maxUSD >= 0 && *maxUSD < 1e9) {
+			return fmt.Errorf("max_usd %v is not a budget: give US dollars, 0 or more", *maxUSD)
+		}
+		section["max_usd"], _ = json.Marshal(*maxUSD)
+	}
+	doc["nightly"], _ = json.Marshal(section)
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", path, err)
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return fmt.Errorf("creating %s: %w", home, err)
+	}
+	tmp, err := os.CreateTemp(home, "."+FileName+".*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(out, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
 }

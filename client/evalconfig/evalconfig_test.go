@@ -3,6 +3,7 @@ package evalconfig
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -68,4 +69,53 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("scrub_pii must default to true: %+v", s)
 		}
 	})
+}
+
+func TestNightlySettings(t *testing.T) {
+	home := t.TempDir()
+	s, err := Load(home, func(string) string { return "" })
+	if err != nil || s.Nightly.Enabled || s.Nightly.MaxUSD != DefaultNightlyMaxUSD {
+		t.Fatalf("default nightly = %+v, %v", s.Nightly, err)
+	}
+	path := filepath.Join(home, FileName)
+	if err := os.WriteFile(path, []byte(`{"eval":{"capture":true},"other":{"x":[1,2]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cap := 2.5
+	if err := SetNightly(home, true, &cap); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Load(home, func(string) string { return "" })
+	if err != nil || !s.Nightly.Enabled || s.Nightly.MaxUSD != 2.5 || !s.Capture {
+		t.Fatalf("after enabling: %+v, %v", s, err)
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), `"other"`) {
+		t.Fatalf("other keys lost: %s", data)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("config mode %v", fi.Mode().Perm())
+	}
+	if err := SetNightly(home, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ = Load(home, func(string) string { return "" }); s.Nightly.Enabled || s.Nightly.MaxUSD != 2.5 {
+		t.Fatalf("after disabling: %+v", s.Nightly)
+	}
+	neg := -1.0
+	if err := SetNightly(home, true, &neg); err == nil {
+		t.Fatal("a negative cap was written")
+	}
+	if err := os.WriteFile(path, []byte(`{"nightly":{"max_usd":-3}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(home, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "max_usd") {
+		t.Fatalf("negative max_usd: %v", err)
+	}
+	if err := os.WriteFile(path, []byte(`{"nightly":`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetNightly(home, true, nil); err == nil || !strings.Contains(err.Error(), "nothing was changed") {
+		t.Fatalf("broken file: %v", err)
+	}
 }

@@ -169,6 +169,7 @@ type chatRequest struct {
 }
 
 type chatResponse struct {
+	Usage   *Usage `json:"usage"`
 	Choices []struct {
 		Message struct {
 			Content *string `json:"content"`
@@ -178,17 +179,40 @@ type chatResponse struct {
 	} `json:"choices"`
 }
 
+// Usage is what one call consumed, as the endpoint's "usage" object reports
+// it. Reported is false when the reply carried no usage (many local servers
+// send none); the counts are then zero and a caller that must account for
+// the call estimates them (package budget does).
+type Usage struct {
+	PromptTokens     int  `json:"prompt_tokens"`
+	CompletionTokens int  `json:"completion_tokens"`
+	Reported         bool `json:"-"`
+}
+
+// Reply is one answer and what it cost.
+type Reply struct {
+	Text  string
+	Usage Usage
+}
+
 // Complete returns the model's reply to msgs.
 func (c *Chat) Complete(ctx context.Context, msgs []Message) (string, error) {
+	r, err := c.Send(ctx, msgs)
+	return r.Text, err
+}
+
+// Send returns the model's reply to msgs together with the usage the
+// endpoint reported for it.
+func (c *Chat) Send(ctx context.Context, msgs []Message) (Reply, error) {
 	req := chatRequest{Model: c.cfg.Model, Messages: msgs, MaxTokens: c.cfg.MaxTokens}
 	if !c.cfg.OmitTemperature {
 		req.Temperature = &c.cfg.Temperature
 	}
 	body, err := json.Marshal(req)
 	if err != nil {
-		return "", fmt.Errorf("chat model: encoding request: %w", err)
+		return Reply{}, fmt.Errorf("chat model: encoding request: %w", err)
 	}
-	var reply string
+	var reply Reply
 	err = c.t.post(ctx, body, func(data []byte) error {
 		reply, err = c.decode(data)
 		return err
@@ -201,22 +225,29 @@ func (c *Chat) Answer(ctx context.Context, system, user string) (string, error) 
 	return c.Complete(ctx, []Message{{Role: "system", Content: system}, {Role: "user", Content: user}})
 }
 
-func (c *Chat) decode(data []byte) (string, error) {
+func (c *Chat) decode(data []byte) (Reply, error) {
 	var r chatResponse
 	if err := json.Unmarshal(data, &r); err != nil {
-		return "", fmt.Errorf("chat model: decoding response from %s: %w; the server did not answer in the OpenAI chat completions format, check the base URL", c.t.url, err)
+		return Reply{}, fmt.Errorf("chat model: decoding response from %s: %w; the server did not answer in the OpenAI chat completions format, check the base URL", c.t.url, err)
 	}
 	if len(r.Choices) == 0 {
-		return "", fmt.Errorf("chat model: %s returned no choices; the server did not answer in the OpenAI chat completions format, check the base URL", c.t.url)
+		return Reply{}, fmt.Errorf("chat model: %s returned no choices; the server did not answer in the OpenAI chat completions format, check the base URL", c.t.url)
+	}
+	var u Usage
+	// A server that sends "usage": {} or negative counts reported nothing
+	// usable; the caller then estimates.
+	if r.Usage != nil && r.Usage.PromptTokens >= 0 && r.Usage.CompletionTokens >= 0 &&
+		r.Usage.PromptTokens+r.Usage.CompletionTokens > 0 {
+		u = Usage{PromptTokens: r.Usage.PromptTokens, CompletionTokens: r.Usage.CompletionTokens, Reported: true}
 	}
 	m := r.Choices[0].Message
 	switch {
 	case m.Content != nil:
-		return strings.TrimSpace(*m.Content), nil
+		return Reply{Text: strings.TrimSpace(*m.Content), Usage: u}, nil
 	case m.Refusal != nil:
-		return strings.TrimSpace(*m.Refusal), nil
+		return Reply{Text: strings.TrimSpace(*m.Refusal), Usage: u}, nil
 	default:
-		return "", fmt.Errorf("chat model: %s returned a reply without content (finish_reason %q); check that model %q is a chat model", c.t.url, r.Choices[0].FinishReason, c.cfg.Model)
+		return Reply{}, fmt.Errorf("chat model: %s returned a reply without content (finish_reason %q); check that model %q is a chat model", c.t.url, r.Choices[0].FinishReason, c.cfg.Model)
 	}
 }
 

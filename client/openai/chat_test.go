@@ -275,3 +275,43 @@ func TestChatFromEnv(t *testing.T) {
 		})
 	}
 }
+
+func TestChatReportsUsage(t *testing.T) {
+	cases := []struct {
+		name         string
+		usage        any // the reply's "usage" member; nil sends none
+		wantReported bool
+		wantP, wantC int
+	}{
+		{"reported", map[string]any{"prompt_tokens": 31, "completion_tokens": 7, "total_tokens": 38}, true, 31, 7},
+		{"absent", nil, false, 0, 0},
+		{"empty object", map[string]any{}, false, 0, 0},
+		{"negative", map[string]any{"prompt_tokens": -1, "completion_tokens": 5}, false, 0, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := chatServer(t, func(w http.ResponseWriter, n int, req chatRequest, h http.Header) {
+				reply := map[string]any{
+					"object":  "chat.completion",
+					"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": " ok "}, "finish_reason": "stop"}},
+				}
+				if tc.usage != nil {
+					reply["usage"] = tc.usage
+				}
+				w.Header().Set("Content-Type", "application/json")
+				_ = json.NewEncoder(w).Encode(reply)
+			})
+			c, err := NewChat(ChatConfig{BaseURL: s.URL, Model: "m"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := c.Send(context.Background(), []Message{{Role: "user", Content: "hi"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Text != "ok" || r.Usage.Reported != tc.wantReported || r.Usage.PromptTokens != tc.wantP || r.Usage.CompletionTokens != tc.wantC {
+				t.Fatalf("Send = %+v, want text ok, reported %v, %d+%d", r, tc.wantReported, tc.wantP, tc.wantC)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -110,6 +111,20 @@ func printDoctor(w io.Writer, r *doctor.Report) {
 			fmt.Fprintf(w, "%s %d", k, r.PIICategories[k])
 		}
 		fmt.Fprintln(w)
+	}
+	if l := r.Contradictions; l == nil {
+		fmt.Fprintln(w, "contradictions   no probe run yet ('pgbrain eval suspected-contradictions')")
+	} else {
+		fmt.Fprintf(w, "contradictions   %.1f%% of %d queries surfaced one (95%% CI %.1f–%.1f%%), run %d at %s, %d high-severity open\n",
+			100*l.Headline.Rate, l.Queries, 100*l.Headline.Low, 100*l.Headline.High, l.RunID, l.StartedAt.UTC().Format(time.RFC3339), len(l.High))
+		for _, h := range l.High {
+			fmt.Fprintf(w, "  high: %s vs %s: %s\n", h.SlugA, h.SlugB, h.Explanation)
+			fmt.Fprintf(w, "    open:    %s\n", h.Open)
+			fmt.Fprintf(w, "    dismiss: %s\n", h.Dismiss)
+		}
+	}
+	if n := r.Nightly; n != nil {
+		fmt.Fprintf(w, "nightly probe    %s: %s\n", n.State, n.Message)
 	}
 	if len(r.Warnings) == 0 {
 		fmt.Fprintln(w, "ok")

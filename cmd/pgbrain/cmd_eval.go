@@ -15,12 +15,14 @@ import (
 func evalCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "eval",
-		Usage: "work with captured queries: export, prune, replay, gate, qrels, longmemeval",
-		// The retrieval-quality loop (cmd_evalloop.go) shares the command.
-		Subcommands: append([]*cli.Command{
+		Usage: "work with captured queries: export, prune, replay, gate, qrels, longmemeval, suspected-contradictions, cross-modal, nightly",
+		// The retrieval-quality loop (cmd_evalloop.go) and the model-judged
+		// probes (cmd_contradictions.go, cmd_crossmodal.go, cmd_nightly.go)
+		// share the command.
+		Subcommands: append(append([]*cli.Command{
 			evalExportCommand(),
 			evalPruneCommand(),
-		}, evalLoopSubcommands()...),
+		}, evalLoopSubcommands()...), probeSubcommands()...),
 	}
 }
 
