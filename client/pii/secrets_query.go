@@ -1,0 +1,71 @@
+package pii
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Query-mode credential rules, used by FindForRedaction on top of the plain
+// scan. A query is about to be written where others read it (events file,
+// eval captures, logs), so any value assigned to a credential name goes,
+// however short, and a few more shapes count than on pages.
+
+// querySecretRE is secretAssignRE with more names: bare token, access_key.
+// Group 1 is the name, groups 2-4 the value.
+var querySecretRE = regexp.MustCompile(`\b(?:[a-z0-9]+[_\-])*(password|passwd|passphrase|pwd|secret|token|api[_\-]?key|access[_\-]?key|secret[_\-]?key|private[_\-]?key)["']?[ \t]*[:=][ \t]*(?:"([^"\r\n]+)"|'([^'\r\n]+)'|([^\s"',;]+))`)
+
+// queryKeyRE is vendor key shapes the page scan leaves out: Stripe
+// publishable keys (public by design, so a page holding one is not a
+// credential page, but a query has no reason to keep it) and Stripe keys
+// shorter than the page scan's minimum.
+var queryKeyRE = regexp.MustCompile(`\b(?:pk|sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}`)
+
+// querySecrets adds assignments to credential names whatever the value's
+// length, placeholders excepted.
+func (f *finder) querySecrets() {
+	lower := f.lower
+	at := f.hintsAt(hintSecret)
+	spans := slices.DeleteFunc(assignWindow.around(lower, at),
+		func(sp [2]int) bool { return !assignmentIn(lower, at, sp) })
+	for _, m := range findAll(querySecretRE, lower, spans) {
+		for g := 4; g <= 8; g += 2 {
+			if m[g] >= 0 && !placeholder(f.text[m[g]:m[g+1]]) {
+				f.out = append(f.out, candidate{m[g], m[g+1], KindSecret})
+			}
+		}
+	}
+	if strings.Contains(f.text, "_live_") || strings.Contains(f.text, "_test_") {
+		for _, m := range queryKeyRE.FindAllStringIndex(f.text, -1) {
+			f.out = append(f.out, candidate{m[0], m[1], KindAPIKey})
+		}
+	}
+}
+
+// queryIBANs adds IBANs written in lower or mixed case ("de89 3704 0044
+// 0532 0130 00"), which the page scan, reading capitals only, leaves out.
+// The mod-97 check keeps words out.
+func (f *finder) queryIBANs() {
+	up := asciiUpper(f.text)
+	if up == f.text {
+		return // the plain scan saw this very text
+	}
+	g := &finder{text: up, want: map[string]bool{KindIBAN: true}}
+	g.ibans()
+	f.out = append(f.out, g.out...)
+}
+
+func asciiUpper(s string) string {
+	b := []byte(s)
+	changed := false
+	for i, c := range b {
+		if isLowerByte(c) {
+			b[i] = c - 'a' + 'A'
+			changed = true
+		}
+	}
+	if !changed {
+		return s
+	}
+	return string(b)
+}
