@@ -15,6 +15,7 @@ import (
 	"github.com/pgbrain/pgbrain/client/events"
 	"github.com/pgbrain/pgbrain/client/mcpserver"
 	"github.com/pgbrain/pgbrain/client/refusal"
+	"github.com/pgbrain/pgbrain/client/scrub"
 	"github.com/pgbrain/pgbrain/client/telemetry"
 	"github.com/pgbrain/pgbrain/client/tokens"
 )
@@ -52,7 +53,9 @@ func serveCommand() *cli.Command {
 }
 
 func runServe(c *cli.Context) error {
-	stderr := c.App.ErrWriter
+	// Everything serve prints may quote an agent's query: one scrubber for
+	// it all, the one the events file uses.
+	stderr := scrub.NewWriter(c.App.ErrWriter)
 	if c.NArg() != 0 {
 		return usageError("serve: takes no arguments")
 	}
