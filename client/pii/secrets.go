@@ -175,7 +175,9 @@ func (f *finder) awsSecrets(at []int) {
 	})
 	for _, m := range findAll(awsSecretRE, lower, spans) {
 		if awsSecretValue(f.text, m[2], m[3]) {
-			f.add(m[2], m[3], KindSecret)
+			// Not f.add: FindForRedaction calls this without asking
+			// the plain scan for secrets (see querySecrets).
+			f.out = append(f.out, candidate{m[2], m[3], KindSecret})
 		}
 	}
 }
@@ -204,23 +206,36 @@ func (f *finder) privateKeys() {
 	}
 }
 
+// notAValue reports what follows a secret name's ':' or '=' without being
+// its value: a placeholder, also in parentheses or brackets ("secret:
+// (required)", "password: [optional]"), or the rest of a comparison ("pwd
+// == NULL" reads as pwd, '=', then "=").
+func notAValue(v string) bool {
+	if v[0] == '=' || v[0] == ':' || placeholder(v) {
+		return true
+	}
+	inner := strings.Trim(v, "()[]")
+	return inner == "" || placeholder(inner)
+}
+
 func placeholder(v string) bool {
 	lv := asciiLower(v)
 	if placeholders[lv] || strings.Trim(lv, "*x•.#-_ ") == "" {
 		return true
 	}
-	// Templating and environment references: ${X}, $X, {{ .X }}, <your-key>, %s.
-	switch v[0] {
-	case '$', '{', '<', '%':
-		return true
-	}
-	return false
+	// Templating and environment references: ${X}, $X, {{ .X }},
+	// <your-key>, %s, %(name)s, %VAR%: whole references, or the start of
+	// one cut at a blank ("{{", "<your"). A value that merely starts with
+	// '%', '$' or '{' ("%eCvQTMy") is a secret.
+	return referenceRE.MatchString(v)
 }
+
+var referenceRE = regexp.MustCompile(`^(?:\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{\{.*|\{.*\}|<.*|%[-+# 0-9.]*[A-Za-z]|%\([A-Za-z_][A-Za-z0-9_]*\)[A-Za-z]|%[A-Za-z_][A-Za-z0-9_]*%)$`)
 
 // secretValue decides whether a value assigned to a secret-looking name is a
 // real secret. Passwords may be short; keys and tokens are long.
 func secretValue(name, v string) bool {
-	if placeholder(v) {
+	if notAValue(v) {
 		return false
 	}
 	switch name {

@@ -22,15 +22,17 @@ var querySecretRE = regexp.MustCompile(`\b(?:[a-z0-9]+[_\-])*(password|passwd|pa
 var queryKeyRE = regexp.MustCompile(`\b(?:pk|sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}`)
 
 // querySecrets adds assignments to credential names whatever the value's
-// length, placeholders excepted.
+// length, placeholders excepted, and AWS secret keys after their label: all
+// the page scan's secrets and more (TestRedactionCoversFind holds that).
 func (f *finder) querySecrets() {
 	lower := f.lower
 	at := f.hintsAt(hintSecret)
+	f.awsSecrets(at)
 	spans := slices.DeleteFunc(assignWindow.around(lower, at),
 		func(sp [2]int) bool { return !assignmentIn(lower, at, sp) })
 	for _, m := range findAll(querySecretRE, lower, spans) {
 		for g := 4; g <= 8; g += 2 {
-			if m[g] >= 0 && !placeholder(f.text[m[g]:m[g+1]]) {
+			if m[g] >= 0 && !notAValue(f.text[m[g]:m[g+1]]) {
 				f.out = append(f.out, candidate{m[g], m[g+1], KindSecret})
 			}
 		}

@@ -126,3 +126,18 @@ func TestScrubKeepsOrdinaryText(t *testing.T) {
 		}
 	}
 }
+
+// Found by running the scrubber over the manual pages: not values.
+var keptFromManPages = []string{
+	"if (pwd == NULL) {",
+	"secret: (required) The name of the secret in Secret Manager.",
+	"password: [optional]",
+}
+
+func TestScrubKeepsComparisonsAndPlaceholders(t *testing.T) {
+	for _, in := range keptFromManPages {
+		if got := Scrub(in); got != in {
+			t.Errorf("Scrub(%q) = %q, want it unchanged", in, got)
+		}
+	}
+}
