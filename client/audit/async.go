@@ -35,7 +35,9 @@ type AsyncOptions struct {
 //
 // The guarantees of Writer hold: the fingerprint is computed locally and
 // returned at once, failures never reach the caller and are reported once
-// per kind. No row is dropped silently: when the queue is full, or after
+// per kind, and with a spool (Writer.WithSpool) rows the database cannot
+// take are kept and chained later, in call order. No row is dropped
+// silently: when the queue is full, or after
 // Close, Record writes the row itself, synchronously, within the Writer's
 // timeout. That is back-pressure rather than loss: a full queue means the
 // database is slower than the calls arrive, and a caller then waits at most

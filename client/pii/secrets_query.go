@@ -2,7 +2,6 @@ package pii
 
 import (
 	"regexp"
-	"slices"
 	"strings"
 )
 
@@ -28,8 +27,16 @@ func (f *finder) querySecrets() {
 	lower := f.lower
 	at := f.hintsAt(hintSecret)
 	f.awsSecrets(at)
-	spans := slices.DeleteFunc(assignWindow.around(lower, at),
-		func(sp [2]int) bool { return !assignmentIn(lower, at, sp) })
+	// Only hints that start an assignment whose value is not already a
+	// marker: a scrubbed text ("token: [REDACTED]") is checked again on the
+	// next pass and must cost no expression work.
+	open := make([]int, 0, len(at))
+	for _, p := range at {
+		if v, ok := assignedValue(lower, p); ok && !strings.HasPrefix(lower[v:], "[redacted]") {
+			open = append(open, p)
+		}
+	}
+	spans := assignWindow.around(lower, open)
 	for _, m := range findAll(querySecretRE, lower, spans) {
 		for g := 4; g <= 8; g += 2 {
 			if m[g] >= 0 && !notAValue(f.text[m[g]:m[g+1]]) {
@@ -42,6 +49,33 @@ func (f *finder) querySecrets() {
 			f.out = append(f.out, candidate{m[0], m[1], KindAPIKey})
 		}
 	}
+}
+
+// assignedValue returns where the value starts when a secret name ending
+// at the hint position p is followed by an optional quote, blanks and ':' or
+// '=' (as assignmentIn checks for a window).
+func assignedValue(lower string, p int) (int, bool) {
+	w := lower[p:]
+	for _, end := range secretNameEnds {
+		if !strings.HasPrefix(w, end) {
+			continue
+		}
+		q := len(end)
+		if q < len(w) && (w[q] == '"' || w[q] == '\'') {
+			q++
+		}
+		for q < len(w) && (w[q] == ' ' || w[q] == '\t') {
+			q++
+		}
+		if q < len(w) && (w[q] == ':' || w[q] == '=') {
+			q++
+			for q < len(w) && (w[q] == ' ' || w[q] == '\t' || w[q] == '"' || w[q] == '\'') {
+				q++
+			}
+			return p + q, true
+		}
+	}
+	return 0, false
 }
 
 // queryIBANs adds IBANs written in lower or mixed case ("de89 3704 0044
