@@ -35,7 +35,9 @@ type AsyncOptions struct {
 //
 // The guarantees of Writer hold: the fingerprint is computed locally and
 // returned at once, failures never reach the caller and are reported once
-// per kind. No row is dropped silently: when the queue is full, or after
+// per kind, and with a spool (Writer.WithSpool) rows the database cannot
+// take are kept and chained later, in call order. No row is dropped
+// silently: when the queue is full, or after
 // Close, Record writes the row itself, synchronously, within the Writer's
 // timeout. That is back-pressure rather than loss: a full queue means the
 // database is slower than the calls arrive, and a caller then waits at most
@@ -207,11 +209,33 @@ func (a *Async) loop() {
 	}
 }
 
+// giveUp accounts for a batch that was not written: kept in the spool when
+// there is one, else abandoned (Close reports those).
+func (a *Async) giveUp(batch []Entry) {
+	if a.w.spool != nil && a.w.keep(batch) {
+		return
+	}
+	a.abandoned.Add(int64(len(batch)))
+}
+
 // write records batch, falling back to one row at a time when the database
-// rejected the statement, so that one bad row costs only itself.
+// rejected the statement, so that one bad row costs only itself. With a
+// spool, the spool is chained first and a batch that cannot be written is
+// spooled behind it.
 func (a *Async) write(batch []Entry) {
+	if a.w.spool != nil {
+		a.w.order.Lock()
+		defer a.w.order.Unlock()
+		if a.base.Err() == nil {
+			if _, err := a.w.drainSpool(a.base); err != nil {
+				a.w.report(err)
+				a.giveUp(batch)
+				return
+			}
+		}
+	}
 	if a.base.Err() != nil {
-		a.abandoned.Add(int64(len(batch))) // Close gave up waiting
+		a.giveUp(batch) // Close gave up waiting
 		return
 	}
 	err := a.w.recordBatch(a.base, batch)
@@ -220,7 +244,7 @@ func (a *Async) write(batch []Entry) {
 	case err == nil:
 		return
 	case a.base.Err() != nil:
-		a.abandoned.Add(int64(len(batch))) // cancelled by Close, which reports
+		a.giveUp(batch) // cancelled by Close, which reports
 		return
 	case len(batch) > 1 && errors.As(err, &pgErr):
 		for i, e := range batch {
@@ -230,12 +254,18 @@ func (a *Async) write(batch []Entry) {
 			}
 			if err := a.w.record(a.base, e); err != nil {
 				a.w.report(err)
+				if a.w.spool != nil && spoolable(err) {
+					a.w.keep([]Entry{e})
+				}
 			}
 		}
 	default:
 		// Unreachable or too slow: retrying row by row would multiply the
 		// wait by the batch size while the queue grows, so the batch is
-		// reported lost.
+		// spooled, or without a spool reported lost.
 		a.w.report(err)
+		if a.w.spool != nil {
+			a.giveUp(batch)
+		}
 	}
 }

@@ -34,6 +34,11 @@ type Writer struct {
 
 	mu       sync.Mutex
 	reported map[string]bool
+
+	// spool keeps the rows the database could not take; order serialises
+	// "chain the spool, then this row" so rows keep call order.
+	spool *Spool
+	order sync.Mutex
 }
 
 // NewWriter returns a Writer on db that reports failures to errs (nil
@@ -58,6 +63,65 @@ const insertSQL = `INSERT INTO brain.audit_log
 	(session_id, caller, tool_name, status, refusal_reason, pii_categories, cost_class)
 	VALUES ($1, $2, $3, $4, $5, $6, $7)`
 
+// WithSpool keeps the rows of calls the database could not take (it is
+// unreachable, too slow, shutting down) in s instead of losing them, and
+// chains them, in call order and ahead of any newer row, as soon as a write
+// succeeds again. Rows the database rejects as invalid are not spooled:
+// they would be rejected again.
+func (w *Writer) WithSpool(s *Spool) *Writer {
+	w.spool = s
+	return w
+}
+
+// Spool is the spool set by WithSpool, or nil.
+func (w *Writer) Spool() *Spool { return w.spool }
+
+// DrainSpool chains the spooled rows now and returns how many went in.
+// serve calls it at start, 'pgbrain audit flush' on demand.
+func (w *Writer) DrainSpool(ctx context.Context) (int, error) {
+	if w.spool == nil {
+		return 0, nil
+	}
+	w.order.Lock()
+	defer w.order.Unlock()
+	return w.drainSpool(ctx)
+}
+
+// drainSpool chains the spool; callers hold w.order.
+func (w *Writer) drainSpool(ctx context.Context) (int, error) {
+	n, bad, err := w.spool.drain(ctx, w)
+	if bad > 0 {
+		w.say(fmt.Sprintf("dropped %d spooled rows from %s that could not be read or that the database rejected", bad, w.spool.Path()))
+	}
+	if n > 0 {
+		w.say(fmt.Sprintf("chained %d calls from %s, made while the database could not take them", n, w.spool.Path()))
+	}
+	return n, err
+}
+
+// keep appends entries to the spool after a failed write; losing them is
+// reported, keeping them is reported once.
+func (w *Writer) keep(entries []Entry) bool {
+	if err := w.spool.Append(entries); err != nil {
+		w.say(fmt.Sprintf("%d tool calls were not recorded: %v", len(entries), err))
+		return false
+	}
+	w.mu.Lock()
+	first := !w.reported["spooled"]
+	w.reported["spooled"] = true
+	w.mu.Unlock()
+	if first {
+		w.say(fmt.Sprintf("rows the database could not take are kept in %s and chained, in call order, when it is back", w.spool.Path()))
+	}
+	return true
+}
+
+func (w *Writer) say(msg string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	fmt.Fprintf(w.errs, "pgbrain: audit: %s\n", msg)
+}
+
 // Record appends e to the audit log and returns its fingerprint. The
 // fingerprint is computed locally and returned even when the row could not
 // be written, so spans keep their gen_ai.tool.call.id; the error is for
@@ -65,8 +129,22 @@ const insertSQL = `INSERT INTO brain.audit_log
 // finished does not stop the write: only the Writer's timeout does.
 func (w *Writer) Record(ctx context.Context, e Entry) (string, error) {
 	fp := Fingerprint(e)
-	if err := w.record(context.WithoutCancel(ctx), e); err != nil {
+	base := context.WithoutCancel(ctx)
+	if w.spool != nil {
+		w.order.Lock()
+		defer w.order.Unlock()
+		if _, err := w.drainSpool(base); err != nil {
+			// The spool could not be chained: this row goes after it.
+			w.report(err)
+			w.keep([]Entry{e})
+			return fp, err
+		}
+	}
+	if err := w.record(base, e); err != nil {
 		w.report(err)
+		if w.spool != nil && spoolable(err) {
+			w.keep([]Entry{e})
+		}
 		return fp, err
 	}
 	return fp, nil

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pgbrain/pgbrain/client/scrub"
 )
 
 // Reasons a capture failed: the closed enum of
@@ -64,7 +66,8 @@ func summarize(err error) string {
 	if errors.As(err, &pgErr) {
 		msg = fmt.Sprintf("%s (SQLSTATE %s)", pgErr.Message, pgErr.Code)
 	}
-	return truncate(cleanText(msg), maxMessage)
+	// Stored and printed: an error may quote the query it failed on.
+	return truncate(cleanText(scrub.Scrub(msg)), maxMessage)
 }
 
 func truncate(s string, n int) string {

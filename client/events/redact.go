@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/pgbrain/pgbrain/client/scrub"
 )
 
 // Redaction markers written in place of sensitive values.
@@ -34,7 +36,10 @@ var emailShape = regexp.MustCompile(`^[^\s@]+@[^\s@]+\.[^\s@]+$`)
 //   - strings over MaxStringBytes bytes become <truncated:N bytes>;
 //   - strings containing a URL with userinfo (user, or user:password) or a
 //     password/secret/token query parameter become <redacted-connection-url>;
-//   - email-shaped strings become <email>.
+//   - email-shaped strings become <email>;
+//   - anything else goes through scrub.Scrub, the detector set every place
+//     query text is written shares: emails, phone numbers, cards, SSNs,
+//     credentials, IBANs ... inside the string become [REDACTED].
 //
 // Values of other types (structs, typed maps and slices) are first converted
 // to their JSON form, so the result always encodes as JSON; values that cannot
@@ -177,7 +182,21 @@ func redactString(s string) string {
 	if emailShape.MatchString(s) {
 		return MarkerEmail
 	}
-	return s
+	return scrub.Scrub(s)
+}
+
+// Clean returns ev as Write would store it: arguments redacted and the
+// message scrubbed. Readers of files written by older versions use it
+// (pgbrain tail) so nothing a writer let through is shown again; changed
+// reports whether anything was removed.
+func Clean(ev Event) (out Event, changed bool) {
+	out = ev
+	out.ArgsSummary = Redact(ev.ArgsSummary)
+	out.Message = scrub.Scrub(ev.Message)
+	out.ErrorKind = scrub.Scrub(ev.ErrorKind)
+	changed = out.Message != ev.Message || out.ErrorKind != ev.ErrorKind ||
+		!reflect.DeepEqual(out.ArgsSummary, ev.ArgsSummary)
+	return out, changed
 }
 
 // hasCredentialURL reports whether s contains scheme://... with userinfo in

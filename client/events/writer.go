@@ -73,7 +73,10 @@ type Writer struct {
 // Open prepares path for appending, creating a missing directory with mode
 // 0700 and the file with mode 0600, and tightening a looser existing file to
 // 0600. Existing directories keep their mode: the path may sit in a directory
-// the operator owns for other reasons.
+// the operator owns for other reasons. The file itself is opened without
+// following a symbolic link and refused unless it is a regular file owned
+// by the current user, so a link planted at the path can neither redirect
+// the events elsewhere nor have its target's mode changed.
 func Open(path string, opts Options) (*Writer, error) {
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultMaxBytes
@@ -102,7 +105,12 @@ func openFile(path string) (*os.File, error) {
 			return nil, fmt.Errorf("events: set mode of %s: %w", dir, err)
 		}
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, fileMode)
+	// O_NONBLOCK: opening a FIFO planted at the path must not hang; it is
+	// refused just below.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, fileMode)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("events: %s is a symbolic link; refusing to follow it: remove it or give the real path with --events-path or $%s", path, EnvPath)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("events: open %s: %w", path, err)
 	}
@@ -113,7 +121,11 @@ func openFile(path string) (*os.File, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("events: %s is not a regular file", path)
+		return nil, fmt.Errorf("events: %s is not a regular file; remove it or give another path with --events-path or $%s", path, EnvPath)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		f.Close()
+		return nil, fmt.Errorf("events: %s is owned by uid %d, not by you (uid %d); refusing to write to it: remove it or give another path with --events-path or $%s", path, st.Uid, os.Getuid(), EnvPath)
 	}
 	if fi.Mode().Perm()&^fileMode != 0 {
 		if err := f.Chmod(fileMode); err != nil {
@@ -142,7 +154,7 @@ func (w *Writer) Dropped() uint64 {
 	return w.dropped
 }
 
-// Write redacts ev.ArgsSummary, stamps a missing timestamp and appends the
+// Write redacts ev.ArgsSummary and scrubs its message (see Clean), stamps a missing timestamp and appends the
 // event as one line with a single write call. It never fails the caller.
 func (w *Writer) Write(ev Event) {
 	if w == nil {
@@ -151,7 +163,7 @@ func (w *Writer) Write(ev Event) {
 	if ev.Timestamp.IsZero() {
 		ev.Timestamp = w.opts.Now()
 	}
-	ev.ArgsSummary = Redact(ev.ArgsSummary)
+	ev, _ = Clean(ev)
 	line, err := ev.MarshalJSON()
 	if err != nil {
 		w.mu.Lock()
@@ -204,7 +216,7 @@ func (w *Writer) Write(ev Event) {
 func (w *Writer) current() (int64, error) {
 	if w.f != nil {
 		fdInfo, fdErr := w.f.Stat()
-		pathInfo, pathErr := os.Stat(w.path)
+		pathInfo, pathErr := os.Lstat(w.path)
 		if fdErr == nil && pathErr == nil && os.SameFile(fdInfo, pathInfo) {
 			return fdInfo.Size(), nil
 		}

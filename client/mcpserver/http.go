@@ -229,7 +229,7 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts HTTPOption
 	if opts.TLSCert != "" {
 		scheme = "https"
 	}
-	s.lifecycle(events.SubtypeServerStart, fmt.Sprintf("serving over MCP on %s://%s", scheme, ln.Addr()))
+	s.lifecycle(events.SubtypeServerStart, s.startMessage(fmt.Sprintf("serving over MCP on %s://%s", scheme, ln.Addr())))
 	stopMsg := "stopped"
 	defer func() { s.lifecycle(events.SubtypeServerStop, stopMsg) }()
 

@@ -27,6 +27,7 @@ import (
 	"github.com/pgbrain/pgbrain/client/capture"
 	"github.com/pgbrain/pgbrain/client/events"
 	"github.com/pgbrain/pgbrain/client/refusal"
+	"github.com/pgbrain/pgbrain/client/scrub"
 	"github.com/pgbrain/pgbrain/client/search"
 	"github.com/pgbrain/pgbrain/client/telemetry"
 )
@@ -103,8 +104,8 @@ type Config struct {
 	// spans; empty means a fresh random UUID.
 	SessionID string
 	Version   string
-	// Errors receives problems the server cannot report anywhere else; nil
-	// discards them.
+	// Errors receives problems the server cannot report anywhere else,
+	// scrubbed (client/scrub); nil discards them.
 	Errors io.Writer
 	// DrainTimeout bounds how long Run waits for calls still running when
 	// the connection ends; 0 means 5 seconds.
@@ -129,6 +130,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Errors == nil {
 		cfg.Errors = io.Discard
 	}
+	// Operator messages may quote a query or a database error that does:
+	// they go through the same scrubber as the events file.
+	cfg.Errors = scrub.NewWriter(cfg.Errors)
 	if cfg.DrainTimeout <= 0 {
 		cfg.DrainTimeout = 5 * time.Second
 	}
@@ -165,7 +169,7 @@ func (s *Server) SessionID() string { return s.cfg.SessionID }
 // in the background, Run also waits (within the same DrainTimeout) for the
 // audit rows of every call it answered.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) (err error) {
-	s.lifecycle(events.SubtypeServerStart, "serving over MCP")
+	s.lifecycle(events.SubtypeServerStart, s.startMessage("serving over MCP"))
 	stopMsg := "client closed the connection"
 	defer func() {
 		p := recover()
@@ -235,6 +239,15 @@ func (s *Server) drain(deadline time.Time) bool {
 	case <-t.C:
 		return false
 	}
+}
+
+// startMessage marks a session that writes no audit rows, so that 'pgbrain
+// audit verify' does not count its calls as missing rows.
+func (s *Server) startMessage(msg string) string {
+	if s.cfg.Audit == nil {
+		return msg + " " + audit.AuditOffMarker
+	}
+	return msg
 }
 
 func (s *Server) lifecycle(subtype, msg string) {

@@ -115,6 +115,16 @@ func TestFindKinds(t *testing.T) {
 		{KindSecret, "password=hunter2", []string{"hunter2"}},
 		{KindSecret, `DB_PASSWORD: 's3cr3t!'; "api_key": "abcd1234efgh5678"`, []string{"s3cr3t!", "abcd1234efgh5678"}},
 		{KindSecret, "password: ********; password: ${DB_PASS}; api_key: short; password reset link", nil},
+		{KindSecret, "if (pwd == NULL) return; secret: (required); password: [optional]", nil},
+		{KindSecret, "password: %s, password=%(pw)s, password: %DB_PASS%, password={{ .Pass }}, password=<your-password>, password=$PW, password=${PW}", nil},
+		{KindSecret, "password=%eCvQTMy and password: <your password> and pwd={x", []string{"%eCvQTMy", "{x"}},
+		{KindSecret, "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", []string{"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}},
+		{KindSecret, "export AWS_SECRET_ACCESS_KEY=je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY\n", []string{"je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY"}},
+		{KindSecret, `{"SecretAccessKey": "9drTJvcXLB89EXAMPLELB8923FB892xMFI+3rXdh"}`, []string{"9drTJvcXLB89EXAMPLELB8923FB892xMFI+3rXdh"}},
+		{KindSecret, "the AWS secret access key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY was rotated", []string{"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}},
+		{KindSecret, "aws secret key is Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdo", []string{"Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdo"}},
+		// Forty hex digits (a git commit) are not AWS keys, nor is a longer run.
+		{KindSecret, "secret key id 3f786850e387550fdab836ed7e6dc881de23001b; secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEYX1", nil},
 		{KindURLPassword, "postgres://bob:s3cr3t@db/x", []string{"s3cr3t"}},
 		{KindURLPassword, "postgres://user:password@localhost/db", nil},
 

@@ -15,7 +15,7 @@ var hostile = []string{
 	"1-1-1-", "1.", "1 ", "+1 (", "4111 1111 1111 1111 ", "123-45-",
 	"a@a@a@", "x@y.co ", "eyJ.eyJ.", "Bearer Bearer ", "1ey",
 	"ab:cd::ef:", "aa:aa:aa:", "1.1.1.1.", "12.3456, ",
-	"-----BEGIN PRIVATE KEY-----", "password=", "db_password=", "http://a:b@", "sk-aaaa",
+	"-----BEGIN PRIVATE KEY-----", "password=", "db_password=", "aws_secret_access_key ", "secret key ", "http://a:b@", "sk-aaaa",
 	"passport ", "account # 1", "GB82", "race: ", "I am a ", "1 Main Main Main ",
 	"diagnosis diabetes ", "E11.9 ", "ACGT", "°",
 }

@@ -5,15 +5,27 @@ import (
 	"slices"
 )
 
-// redactionKinds are what FindForRedaction reports: the personal data a
-// captured search query must not keep. Other kinds (IP and street addresses,
-// secrets in assignments ...) stay, so the query remains useful for replay.
-var redactionKinds = [...]string{KindEmail, KindPhone, KindSSN, KindCard, KindJWT, KindBearer}
+// redactionKinds are what FindForRedaction reports: the personal data and
+// credentials that query text must not carry to any place it is written
+// (eval captures, the events file, tail, logs). Every credential kind the
+// page classifier knows is here, with cards, government and bank account
+// numbers and contact details. Other kinds (IP and street addresses,
+// routing and SWIFT codes, health words ...) stay, so the query remains
+// useful for replay.
+var redactionKinds = [...]string{
+	KindEmail, KindPhone, KindSSN, KindCard, KindJWT, KindBearer,
+	KindAPIKey, KindPrivateKey, KindSecret, KindURLPassword,
+	KindIBAN, KindBankAccount, KindPassport, KindDriversLicense, KindNationalID,
+}
 
+// redactionWant is what the plain scan looks for. Assignments to secret
+// names are left to querySecrets, whose expression accepts every name and
+// value the page scan's does (and more): running both would scan the same
+// windows twice.
 var redactionWant = func() map[string]bool {
 	m := make(map[string]bool, len(redactionKinds))
 	for _, k := range redactionKinds {
-		m[k] = true
+		m[k] = k != KindSecret
 	}
 	return m
 }()
@@ -23,9 +35,11 @@ var redactionWant = func() map[string]bool {
 func RedactionKinds() []string { return slices.Clone(redactionKinds[:]) }
 
 // FindForRedaction returns, in order and without overlaps, the emails, phone
-// numbers, SSNs, card numbers, JWTs and bearer tokens to remove from a
-// search query. It is tuned for queries, where missing a value costs more
-// than removing a look-alike, and differs from FindKinds for those kinds:
+// numbers, SSNs, card numbers, JWTs, bearer tokens, vendor API keys, private
+// key blocks, values assigned to credential names, URL passwords, IBANs and
+// labelled passport, licence, national id and bank account numbers to
+// remove from a search query. It is tuned for queries, where missing a value
+// costs more than removing a look-alike, and differs from FindKinds for those kinds:
 //
 // It starts from FindKinds and widens each kind to formats seen in real
 // queries (query mode): internationalised, quoted and percent-encoded
@@ -33,8 +47,9 @@ func RedactionKinds() []string { return slices.Clone(redactionKinds[:]) }
 // "00" prefixes, parenthesised area codes, 555-123-4567 and numbers after a
 // phone word ("call me at 555-0199"); SSNs after their label with any
 // separator; cards grouped with dots; JWTs whose header is truncated; bearer
-// tokens after an Authorization header or a label. It drops one false
-// positive, semver build metadata ("1.0.0+20130313144700"). What stays on
+// // tokens after an Authorization header or a label; any non-placeholder
+// value assigned to a credential name ("token=abc", "password: x"), Stripe
+// publishable keys, and IBANs in lower case. It drops one false positive, semver build metadata ("1.0.0+20130313144700"). What stays on
 // purpose: numbers failing Luhn, dates, times, versions, ISBNs, order and
 // tracking numbers, unlabelled nine-digit runs and numbers the SSA never
 // issues, unlabelled NANP numbers with an area code starting 0 or 1,
@@ -73,6 +88,8 @@ func FindForRedaction(text string) []Match {
 	f.queryEmails()
 	f.queryJWTs()
 	f.queryBearers()
+	f.querySecrets()
+	f.queryIBANs()
 	for _, c := range f.out[n:] {
 		hide(c.start, c.end)
 	}
@@ -87,7 +104,11 @@ func FindForRedaction(text string) []Match {
 // opaqueKind reports the kinds found before numbers, which the number
 // scanners see through.
 func opaqueKind(kind string) bool {
-	return kind == KindEmail || kind == KindJWT || kind == KindBearer
+	switch kind {
+	case KindPhone, KindSSN, KindCard:
+		return false
+	}
+	return true
 }
 
 // semverBuild reports a phone match that is semver build metadata: a '+'

@@ -64,6 +64,26 @@ func assignmentIn(lower string, at []int, sp [2]int) bool {
 	return false
 }
 
+// awsSecretRE matches an AWS secret access key after its label, on the
+// lower-cased text: aws_secret_access_key = KEY, export
+// AWS_SECRET_ACCESS_KEY=KEY, "SecretAccessKey": "KEY", or the label and the
+// key separated only by blanks or "is". Group 1 is the 40-character key;
+// awsSecretValue checks what follows it and its mix of characters.
+var awsSecretRE = regexp.MustCompile(`\b(?:[a-z0-9]+[_\-. ])?secret[_\-. ]?(?:access[_\-. ]?)?key(?:[_\-. ]?id)?["']?[ \t]*(?:[:=]|[ \t]is\b)?[ \t]*["']?([a-z0-9/+]{40})`)
+
+// awsSecretValue reports whether t[s:e], a match of awsSecretRE's group 1,
+// is a whole key: not glued to more key characters, and random-looking
+// (upper and lower case letters, plus a digit, '/' or '+'), as the base64
+// keys AWS issues are.
+func awsSecretValue(t string, s, e int) bool {
+	if e < len(t) && (isAlnum(t[e]) || t[e] == '/' || t[e] == '+' || t[e] == '=') {
+		return false
+	}
+	v := t[s:e]
+	return strings.IndexFunc(v, func(r rune) bool { return 'a' <= r && r <= 'z' }) >= 0 &&
+		hasUpper(v) && strings.ContainsAny(v, "0123456789/+")
+}
+
 // urlPasswordRE finds the password in scheme://user:password@host.
 var urlPasswordRE = regexp.MustCompile(`[a-z][a-z0-9+.\-]*://[^\s/:@]*:([^\s/@]+)@`)
 
@@ -133,12 +153,31 @@ func (f *finder) secrets() {
 				}
 			}
 		}
+		f.awsSecrets(at)
 	}
 	if f.wants(KindURLPassword) {
 		for _, m := range findAll(urlPasswordRE, lower, urlWindow.spans(lower, []string{"://"})) {
 			if v := t[m[2]:m[3]]; !placeholder(v) {
 				f.add(m[2], m[3], KindURLPassword)
 			}
+		}
+	}
+}
+
+// awsSecrets finds AWS secret access keys after their label, which
+// secretAssignRE does not accept (the name ends in "access_key") and which
+// may be separated from the key by blanks alone.
+func (f *finder) awsSecrets(at []int) {
+	lower := f.lower
+	spans := slices.DeleteFunc(assignWindow.around(lower, at), func(sp [2]int) bool {
+		w := lower[sp[0]:sp[1]]
+		return !strings.Contains(w, "secret") || !strings.Contains(w, "key")
+	})
+	for _, m := range findAll(awsSecretRE, lower, spans) {
+		if awsSecretValue(f.text, m[2], m[3]) {
+			// Not f.add: FindForRedaction calls this without asking
+			// the plain scan for secrets (see querySecrets).
+			f.out = append(f.out, candidate{m[2], m[3], KindSecret})
 		}
 	}
 }
@@ -167,23 +206,36 @@ func (f *finder) privateKeys() {
 	}
 }
 
+// notAValue reports what follows a secret name's ':' or '=' without being
+// its value: a placeholder, also in parentheses or brackets ("secret:
+// (required)", "password: [optional]"), or the rest of a comparison ("pwd
+// == NULL" reads as pwd, '=', then "=").
+func notAValue(v string) bool {
+	if v[0] == '=' || v[0] == ':' || placeholder(v) {
+		return true
+	}
+	inner := strings.Trim(v, "()[]")
+	return inner == "" || placeholder(inner)
+}
+
 func placeholder(v string) bool {
 	lv := asciiLower(v)
 	if placeholders[lv] || strings.Trim(lv, "*x•.#-_ ") == "" {
 		return true
 	}
-	// Templating and environment references: ${X}, $X, {{ .X }}, <your-key>, %s.
-	switch v[0] {
-	case '$', '{', '<', '%':
-		return true
-	}
-	return false
+	// Templating and environment references: ${X}, $X, {{ .X }},
+	// <your-key>, %s, %(name)s, %VAR%: whole references, or the start of
+	// one cut at a blank ("{{", "<your"). A value that merely starts with
+	// '%', '$' or '{' ("%eCvQTMy") is a secret.
+	return referenceRE.MatchString(v)
 }
+
+var referenceRE = regexp.MustCompile(`^(?:\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{\{.*|\{.*\}|<.*|%[-+# 0-9.]*[A-Za-z]|%\([A-Za-z_][A-Za-z0-9_]*\)[A-Za-z]|%[A-Za-z_][A-Za-z0-9_]*%)$`)
 
 // secretValue decides whether a value assigned to a secret-looking name is a
 // real secret. Passwords may be short; keys and tokens are long.
 func secretValue(name, v string) bool {
-	if placeholder(v) {
+	if notAValue(v) {
 		return false
 	}
 	switch name {

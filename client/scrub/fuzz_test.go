@@ -12,6 +12,12 @@ func FuzzScrub(f *testing.F) {
 	for _, c := range realisticCases {
 		f.Add(c.in)
 	}
+	for _, c := range credentialCases {
+		f.Add(c.in)
+	}
+	for _, in := range keptCases {
+		f.Add(in)
+	}
 	f.Fuzz(func(t *testing.T, in string) {
 		out := Scrub(in)
 		if again := Scrub(out); again != out {
@@ -20,7 +26,7 @@ func FuzzScrub(f *testing.F) {
 		if utf8.ValidString(in) && !utf8.ValidString(out) {
 			t.Fatalf("Scrub(%q) = %q is not valid UTF-8", in, out)
 		}
-		if left := pii.FindKinds(out, pii.KindEmail, pii.KindSSN, pii.KindCard); left != nil {
+		if left := pii.FindKinds(out, pii.KindEmail, pii.KindSSN, pii.KindCard, pii.KindAPIKey, pii.KindPrivateKey, pii.KindIBAN); left != nil {
 			t.Fatalf("Scrub(%q) = %q still holds %+v", in, out, left)
 		}
 		if left := leftover(out); left != nil {

@@ -276,7 +276,7 @@ var realisticCases = []struct {
 	// JWTs.
 	{"jwt bare", jwtIO, "R"},
 	{"jwt in header", "Authorization: Bearer " + jwtIO, "Authorization: Bearer R"},
-	{"jwt in url", "https://app.example/cb?token=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U&x=1", "https://app.example/cb?token=R&x=1"},
+	{"jwt in url", "https://app.example/cb?token=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U&x=1", "https://app.example/cb?token=R"},
 	{"jwt quoted", `"` + jwtIO + `"`, `"R"`},
 	{"jwt end of sentence", "decode " + jwtIO + ".", "decode R."},
 	// Truncated or made-up tokens are still recognisably JWTs.

@@ -1,12 +1,20 @@
-// Package scrub removes personal data from query text before it is captured
-// for evaluation.
+// Package scrub removes personal data and credentials from query text
+// before it is written anywhere: eval captures, the events file (and so
+// pgbrain tail), and stderr messages that quote a query. It is the one
+// detector set for all of them.
 //
-// Scrub replaces emails, phone numbers (national and international), US
-// SSNs, Luhn-valid card numbers, JWTs and bearer tokens with Redacted, and
-// nothing else: IP addresses, street addresses and the like stay, because
-// captured queries must remain useful for replay. What counts as each is
-// pii.FindForRedaction's business (see there for the formats); this package
-// only replaces what it reports.
+// Scrub replaces emails (anywhere in the text), phone numbers (national and
+// international), US SSNs, Luhn-valid card numbers, JWTs, bearer tokens,
+// vendor API keys (AWS, GitHub, GitLab, Slack, Stripe, OpenAI-style, Google,
+// npm), AWS secret access keys, private key blocks, values assigned to
+// credential names (password, passwd, pwd, secret, token, api_key ...),
+// URL passwords, IBANs and labelled passport, driving licence, national id
+// and bank account numbers with Redacted. Every credential shape the page
+// classifier knows is among them (a test in client/pii holds that). Other
+// text stays: IP and street addresses, versions, hashes, dates, order
+// numbers, UUIDs, because captured queries must remain useful for replay.
+// What counts as each is pii.FindForRedaction's business (see there for the
+// formats); this package only replaces what it reports.
 //
 // For a bearer token only the token is replaced, so "Bearer abc...123"
 // becomes "Bearer [REDACTED]" and the query still reads naturally.
@@ -35,8 +43,8 @@ func Kinds() []string { return pii.RedactionKinds() }
 // maxPasses bounds the passes Scrub makes; see Scrub.
 const maxPasses = 8
 
-// Scrub returns s with every email, phone number, SSN, card number, JWT and
-// bearer token replaced by Redacted.
+// Scrub returns s with every detection of pii.FindForRedaction (see the
+// package comment) replaced by Redacted.
 //
 // A redaction can change what its neighbours look like: a number glued to an
 // address is part of a longer code until the address becomes a marker. Scrub

@@ -59,7 +59,8 @@ func TestScrub(t *testing.T) {
 		// Other personal data is out of scope for the scrubber.
 		{"ip address", "from 192.168.1.20", "from 192.168.1.20"},
 		{"street address", "at 221B Baker Street", "at 221B Baker Street"},
-		{"password", "password=hunter2", "password=hunter2"},
+		// Credentials are not.
+		{"password", "password=hunter2", "password=[REDACTED]"},
 
 		// Text around redactions survives byte for byte.
 		{"unicode around", "café — alice@example.com — naïve", "café — [REDACTED] — naïve"},
@@ -82,7 +83,9 @@ func TestScrub(t *testing.T) {
 
 func TestKinds(t *testing.T) {
 	got := Kinds()
-	want := []string{pii.KindEmail, pii.KindPhone, pii.KindSSN, pii.KindCard, pii.KindJWT, pii.KindBearer}
+	want := []string{pii.KindEmail, pii.KindPhone, pii.KindSSN, pii.KindCard, pii.KindJWT, pii.KindBearer,
+		pii.KindAPIKey, pii.KindPrivateKey, pii.KindSecret, pii.KindURLPassword,
+		pii.KindIBAN, pii.KindBankAccount, pii.KindPassport, pii.KindDriversLicense, pii.KindNationalID}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("Kinds() = %v, want %v", got, want)
 	}
@@ -128,6 +131,8 @@ var adversarial = []string{
 	"4242.4242.",
 	"\"@\"",
 	"a@[1.1.1.1",
+	"password=", "token: ", "aws_secret_access_key ", "secret key is ", "sk_live_", "pk_live_",
+	"GB82 ", "de89 3704 ", "passport no ", "-----BEGIN RSA PRIVATE KEY-----",
 }
 
 func repeatTo(unit string, n int) string {
@@ -235,6 +240,12 @@ var fragments = []string{
 	"josé@ejemplo.es", "用户@例子.广告", "@bücher.de", "%40", "bob%40example.com", "o'brien@example.ie", "'",
 	"Authorization: ", "bearer token ", "bearer_token=", "mF_9.B5f-4.1JqM", "abc123",
 	"eyJhbGci.eyJzdWIi.c2ln", "eyJhbGci", ".eyJzdWIi",
+	// Credentials and identifiers.
+	"password=", "password: ", "token=", "secret=", "pwd=", "\"", "AKIAIOSFODNN7EXAMPLE", "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+	"pk_live_51H8abcdEFGH", "ghp_16C7e42F292c6912E7710c838347Ae178B4a", "aws_secret_access_key=", "AWS secret key ",
+	"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "GB82 WEST 1234 5698 7654 32", "de89 3704 0044 0532 0130 00", "DE89",
+	"passport ", "passport no. ", "X1234567", "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----",
+	"postgres://app:", "@db/x", "${X}", "********",
 }
 
 func TestScrubIdempotentOnGluedFragments(t *testing.T) {

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/pgbrain/pgbrain/client/scrub"
 )
 
 // MaxQueryChars is the longest query accepted, in characters; it matches
@@ -194,8 +196,10 @@ func vectorText(v []float32) string {
 	return b.String()
 }
 
-// abbreviate keeps error messages readable for very long queries.
+// abbreviate keeps error messages readable for very long queries, and
+// free of what the scrubber removes: they are printed and logged.
 func abbreviate(q string) string {
+	q = scrub.Scrub(q)
 	if utf8.RuneCountInString(q) <= 80 {
 		return q
 	}

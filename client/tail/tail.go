@@ -33,7 +33,9 @@ type Options struct {
 }
 
 // LineFunc receives each complete, well-formed event line (without its
-// newline; the slice may be retained) and its decoded event. A non-nil error
+// newline; the slice may be retained) and its decoded event. A line holding
+// what the events writer removes today (written by an older pgbrain or by
+// hand) arrives cleaned by events.Clean and re-encoded. A non-nil error
 // stops the tail and is returned as is.
 type LineFunc func(line []byte, ev events.Event) error
 
@@ -273,6 +275,17 @@ func (f *follower) line(line []byte, ok bool) error {
 	}
 	if since := f.t.opts.Since; !since.IsZero() && ev.Timestamp.Before(since) {
 		return nil
+	}
+	// A file written by an older pgbrain, or by hand, may hold what today's
+	// writer removes: show it as the writer would have stored it.
+	clean, changed := events.Clean(ev)
+	if changed {
+		b, err := clean.MarshalJSON()
+		if err != nil {
+			f.t.malformed.Add(1)
+			return nil
+		}
+		return f.fn(b, clean)
 	}
 	return f.fn(bytes.Clone(line), ev)
 }

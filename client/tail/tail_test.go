@@ -74,9 +74,10 @@ func appendFile(t *testing.T, path, data string) {
 
 // collector records what Tail delivers.
 type collector struct {
-	mu    sync.Mutex
-	msgs  []string
-	lines []string
+	mu     sync.Mutex
+	msgs   []string
+	lines  []string
+	events []events.Event
 }
 
 func (c *collector) fn(line []byte, e events.Event) error {
@@ -84,6 +85,7 @@ func (c *collector) fn(line []byte, e events.Event) error {
 	defer c.mu.Unlock()
 	c.msgs = append(c.msgs, e.Message)
 	c.lines = append(c.lines, string(line))
+	c.events = append(c.events, e)
 	return nil
 }
 
@@ -464,5 +466,36 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestOldLinesShownScrubbed: a line written before the events writer
+// scrubbed query text (or by hand) reaches neither the formatted output
+// nor the JSON line with its secrets.
+func TestOldLinesShownScrubbed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	raw := `{"timestamp":"2026-11-21T12:00:00Z","server_session_id":"s","kind":"tool_call","tool_name":"search",` +
+		`"args_summary":{"query":"card 4111 1111 1111 1111 for bob@example.com password: hunter2","limit":5},` +
+		`"status":"refused","error_kind":"pii_blocked","duration_ms":1,"extra":"kept"}` + "\n"
+	writeFile(t, path, raw+line(1))
+	c := &collector{}
+	if err := Tail(context.Background(), Options{Path: path}, c.fn); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.lines) != 2 || len(c.events) != 2 {
+		t.Fatalf("got %d lines, %d events, want 2 of each", len(c.lines), len(c.events))
+	}
+	shown := c.lines[0] + "\n" + Format(c.events[0], false)
+	for _, secret := range []string{"4111 1111 1111 1111", "bob@example.com", "hunter2"} {
+		if strings.Contains(shown, secret) {
+			t.Errorf("tail shows %q:\n%s", secret, shown)
+		}
+	}
+	if !strings.Contains(shown, "card [REDACTED] for [REDACTED]") {
+		t.Errorf("the query's words were lost:\n%s", shown)
+	}
+	// A clean line is still handed over byte for byte.
+	if c.lines[1] != strings.TrimSuffix(line(1), "\n") {
+		t.Errorf("clean line changed: %q", c.lines[1])
 	}
 }

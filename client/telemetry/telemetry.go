@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/pgbrain/pgbrain/client/scrub"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -108,6 +110,11 @@ func (t *Tracer) ToolCall(ctx context.Context, c Call) {
 	if t == nil {
 		return
 	}
+	// Spans leave the machine: every text attribute goes through the
+	// scrubber the events file uses, in case a caller ever puts query text
+	// or an error message in one.
+	c.Tool, c.CallID, c.SessionID = scrub.Scrub(c.Tool), scrub.Scrub(c.CallID), scrub.Scrub(c.SessionID)
+	c.Status, c.ErrorKind = scrub.Scrub(c.Status), scrub.Scrub(c.ErrorKind)
 	attrs := []attribute.KeyValue{
 		attribute.String("gen_ai.operation.name", "execute_tool"),
 		attribute.String("gen_ai.tool.name", c.Tool),

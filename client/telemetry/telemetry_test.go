@@ -106,6 +106,9 @@ func TestSpansExported(t *testing.T) {
 			Start: start, Duration: time.Millisecond},
 		{Tool: "search", CallID: "fp3", SessionID: "s-1", Status: "error", ErrorKind: "invalid_argument",
 			Start: start, Duration: time.Millisecond},
+		// Text attributes go through the scrubber.
+		{Tool: "list_pages", CallID: "fp4", SessionID: "s-1", Status: "error",
+			ErrorKind: "bad 4111 1111 1111 1111 for bob@example.com", Start: start, Duration: time.Millisecond},
 	}
 	for _, c := range calls {
 		tr.ToolCall(ctx, c)
@@ -138,6 +141,7 @@ func TestSpansExported(t *testing.T) {
 		{"execute_tool query", tracepb.Status_STATUS_CODE_OK, "", "fp1", "", map[string]int64{"results": 3, "withheld": 1}},
 		{"execute_tool get_page", tracepb.Status_STATUS_CODE_ERROR, "pii_blocked", "fp2", "pii_blocked", nil},
 		{"execute_tool search", tracepb.Status_STATUS_CODE_ERROR, "invalid_argument", "fp3", "invalid_argument", nil},
+		{"execute_tool list_pages", tracepb.Status_STATUS_CODE_ERROR, "bad [REDACTED] for [REDACTED]", "fp4", "bad [REDACTED] for [REDACTED]", nil},
 	}
 	for _, tc := range cases {
 		s := byName[tc.name]

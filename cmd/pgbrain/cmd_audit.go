@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/pgbrain/pgbrain/client/audit"
 	"github.com/pgbrain/pgbrain/client/brain"
+	"github.com/pgbrain/pgbrain/client/events"
 )
 
 func auditCommand() *cli.Command {
@@ -22,6 +24,8 @@ func auditCommand() *cli.Command {
 		Subcommands: []*cli.Command{
 			auditVerifyCommand(),
 			auditListCommand(),
+			auditCheckpointCommand(),
+			auditFlushCommand(),
 		},
 	}
 }
@@ -51,6 +55,9 @@ func auditVerifyCommand() *cli.Command {
 			&cli.BoolFlag{Name: "full", Usage: "check every row"},
 			auditSinceFlag,
 			&cli.BoolFlag{Name: "json", Usage: "print the mismatches as JSON lines"},
+			&cli.BoolFlag{Name: "checkpoints", Usage: "also check every keyed checkpoint (see 'pgbrain audit checkpoint'): detects deleted newest rows and rewrites"},
+			auditCheckpointFileFlag,
+			&cli.StringFlag{Name: "events-path", Usage: "events file whose serve sessions are compared with the log (default: $" + events.EnvPath + ", else $PGBRAIN_HOME/events.jsonl)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
@@ -79,6 +86,31 @@ func auditVerifyCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			home, err := homeDir(c)
+			if err != nil {
+				return err
+			}
+			gaps, notes, err := auditGaps(c, b, home)
+			if err != nil {
+				return err
+			}
+			problems = append(problems, gaps...)
+			if c.Bool("checkpoints") {
+				key, err := auditKey(c, home, false)
+				if err != nil {
+					return err
+				}
+				path := audit.CheckpointPath(c.String("checkpoint-file"), os.Getenv, home)
+				cps, held, err := audit.VerifyCheckpoints(c.Context, b.Pool, path, key)
+				if err != nil {
+					return err
+				}
+				if held == 0 && len(cps) == 0 {
+					return cli.Exit(fmt.Sprintf("audit verify --checkpoints: no checkpoint in %s: write one with 'pgbrain audit checkpoint'", path), 1)
+				}
+				problems = append(problems, cps...)
+				notes = append(notes, fmt.Sprintf("%d checkpoint(s) in %s hold", held, path))
+			}
 			enc := json.NewEncoder(c.App.Writer)
 			for _, p := range problems {
 				if c.Bool("json") {
@@ -87,7 +119,14 @@ func auditVerifyCommand() *cli.Command {
 					}
 					continue
 				}
+				if p.ID == 0 {
+					fmt.Fprintf(c.App.Writer, "%s: %s\n", p.Problem, p.Detail)
+					continue
+				}
 				fmt.Fprintf(c.App.Writer, "row %d: %s: %s\n", p.ID, p.Problem, p.Detail)
+			}
+			for _, n := range notes {
+				fmt.Fprintf(c.App.ErrWriter, "pgbrain: %s\n", n)
 			}
 			if len(problems) > 0 {
 				return cli.Exit(fmt.Sprintf("audit chain verification failed: %d problem(s) in %s; the rows named above were changed, removed or forged", len(problems), what), 1)
@@ -100,7 +139,124 @@ func auditVerifyCommand() *cli.Command {
 				fmt.Fprintln(c.App.ErrWriter, "pgbrain: audit log is empty")
 				return nil
 			}
-			fmt.Fprintf(c.App.ErrWriter, "pgbrain: audit chain valid (%s checked); head row %d chain_hash %s (keep it elsewhere to detect a rewrite later)\n", what, id, head)
+			fmt.Fprintf(c.App.ErrWriter, "pgbrain: audit chain valid (%s checked); head row %d chain_hash %s ('pgbrain audit checkpoint' anchors it)\n", what, id, head)
+			return nil
+		},
+	}
+}
+
+var auditCheckpointFileFlag = &cli.StringFlag{
+	Name:  "checkpoint-file",
+	Usage: "checkpoint file (default: $" + audit.EnvCheckpoints + ", else $PGBRAIN_HOME/" + audit.CheckpointFile + ")",
+}
+
+// auditKey loads the checkpoint key from $PGBRAIN_AUDIT_KEY,
+// $PGBRAIN_AUDIT_KEY_FILE or $PGBRAIN_HOME/audit.key; create makes the last
+// one when it is missing.
+func auditKey(c *cli.Context, home string, create bool) ([]byte, error) {
+	envKey, path := audit.KeySource(os.Getenv, home)
+	key, created, err := audit.LoadKey(envKey, path, create)
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		fmt.Fprintf(c.App.ErrWriter, "pgbrain: audit: made a new checkpoint key in %s (mode 0600); keep a copy away from the database host: whoever holds it can forge checkpoints\n", path)
+	}
+	return key, nil
+}
+
+// auditGaps compares the serve sessions of the events file with the log and
+// counts the rows still spooled.
+func auditGaps(c *cli.Context, b *brain.Brain, home string) ([]audit.Problem, []string, error) {
+	var notes []string
+	pending, err := audit.NewSpool(home).Pending()
+	if err != nil {
+		return nil, nil, err
+	}
+	if pending > 0 {
+		notes = append(notes, fmt.Sprintf("%d calls wait in the audit spool %s, not yet in the chain: 'pgbrain audit flush' chains them", pending, audit.NewSpool(home).Path()))
+	}
+	path := events.ResolvePath(c.String("events-path"), os.Getenv(events.EnvPath), home)
+	sessions, err := audit.SessionsFromEvents(events.RotatedPath(path), path)
+	if err != nil {
+		return nil, nil, err
+	}
+	gaps, err := audit.SessionGaps(c.Context, b.Pool, sessions, pending)
+	return gaps, notes, err
+}
+
+func auditCheckpointCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "checkpoint",
+		Usage: "verify the chain, then anchor its head with a keyed HMAC in a file outside the database",
+		Description: "The key comes from $" + audit.EnvKey + ", the file named by $" + audit.EnvKeyFile + ", or\n" +
+			"$PGBRAIN_HOME/" + audit.KeyFile + " (made, mode 0600, on first use). 'pgbrain audit verify --checkpoints'\n" +
+			"then detects deleted newest rows and any rewrite of the rows a checkpoint covers. See docs/audit.md.",
+		Flags: []cli.Flag{
+			auditCheckpointFileFlag,
+			&cli.BoolFlag{Name: "json", Usage: "print the checkpoint as JSON"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return usageError("audit checkpoint: takes no arguments")
+			}
+			home, err := homeDir(c)
+			if err != nil {
+				return err
+			}
+			key, err := auditKey(c, home, true)
+			if err != nil {
+				return err
+			}
+			b, err := openBrain(c)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			path := audit.CheckpointPath(c.String("checkpoint-file"), os.Getenv, home)
+			cp, err := audit.WriteCheckpoint(c.Context, b.Pool, path, key, time.Now())
+			if errors.Is(err, audit.ErrChainInvalid) {
+				return cli.Exit(err.Error(), 1)
+			}
+			if err != nil {
+				return err
+			}
+			if cp.HeadID == 0 {
+				fmt.Fprintln(c.App.ErrWriter, "pgbrain: audit log is empty; nothing to anchor")
+				return nil
+			}
+			if c.Bool("json") {
+				return json.NewEncoder(c.App.Writer).Encode(cp)
+			}
+			fmt.Fprintf(c.App.Writer, "checkpoint row %d chain_hash %s at %s in %s\n", cp.HeadID, cp.HeadHash, cp.At.Format(time.RFC3339), path)
+			return nil
+		},
+	}
+}
+
+func auditFlushCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "flush",
+		Usage: "chain the audit rows spooled while the database was unreachable ($PGBRAIN_HOME/" + audit.SpoolFile + ")",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return usageError("audit flush: takes no arguments")
+			}
+			home, err := homeDir(c)
+			if err != nil {
+				return err
+			}
+			b, err := openBrain(c)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			w := audit.NewWriter(b.Pool, c.App.ErrWriter).WithSpool(audit.NewSpool(home))
+			n, err := w.DrainSpool(c.Context)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.Writer, "chained %d spooled calls\n", n)
 			return nil
 		},
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pgbrain/pgbrain/client/capture"
+	"github.com/pgbrain/pgbrain/client/scrub"
 	"github.com/pgbrain/pgbrain/client/search"
 )
 
@@ -89,7 +90,8 @@ func queryCommand() *cli.Command {
 				// A failing remote embedder degrades to keyword-only search.
 				vs, err := emb.Embed(c.Context, []string{q})
 				if err != nil {
-					fmt.Fprintf(c.App.ErrWriter, "pgbrain: embedding the query failed, searching by keyword only: %v\n", err)
+					// The embedder's error may echo the query back.
+					fmt.Fprintf(c.App.ErrWriter, "pgbrain: embedding the query failed, searching by keyword only: %s\n", scrub.Scrub(err.Error()))
 				} else if len(vs) == 1 && len(vs[0]) == b.Settings.Dim {
 					qvec = vs[0]
 				}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"time"
@@ -11,10 +12,12 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pgbrain/pgbrain/client/audit"
+	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/capture"
 	"github.com/pgbrain/pgbrain/client/events"
 	"github.com/pgbrain/pgbrain/client/mcpserver"
 	"github.com/pgbrain/pgbrain/client/refusal"
+	"github.com/pgbrain/pgbrain/client/scrub"
 	"github.com/pgbrain/pgbrain/client/telemetry"
 	"github.com/pgbrain/pgbrain/client/tokens"
 )
@@ -45,6 +48,7 @@ func serveCommand() *cli.Command {
 			&cli.Float64Flag{Name: "rate", Value: mcpserver.DefaultRate, Usage: "with --http: requests per second per token (token bucket; 0 < rate)"},
 			&cli.IntFlag{Name: "burst", Value: mcpserver.DefaultBurst, Usage: "with --http: requests per token at once before --rate applies"},
 			&cli.BoolFlag{Name: "json-response", Usage: "with --http: answer with application/json rather than an SSE stream"},
+			&cli.BoolFlag{Name: "audit-checkpoint", Usage: "at stop, verify the audit chain and write a keyed checkpoint of its head (see 'pgbrain audit checkpoint')"},
 			&cli.BoolFlag{Name: "no-auth", Usage: "with --http on a loopback address only: accept requests without a token (tests, the conformance suite)"},
 		},
 		Action: runServe,
@@ -52,7 +56,9 @@ func serveCommand() *cli.Command {
 }
 
 func runServe(c *cli.Context) error {
-	stderr := c.App.ErrWriter
+	// Everything serve prints may quote an agent's query: one scrubber for
+	// it all, the one the events file uses.
+	stderr := scrub.NewWriter(c.App.ErrWriter)
 	if c.NArg() != 0 {
 		return usageError("serve: takes no arguments")
 	}
@@ -99,7 +105,13 @@ func runServe(c *cli.Context) error {
 	if !noAudit {
 		// Rows are written in the background, off the calls' latency, and
 		// drained below before the pool closes.
-		auditor = audit.NewAsync(audit.NewWriter(b.Pool, stderr), audit.AsyncOptions{})
+		// Rows the database cannot take are spooled and chained, in call
+		// order, when it is back; rows left from an earlier run go first.
+		aw := audit.NewWriter(b.Pool, stderr).WithSpool(audit.NewSpool(home))
+		if _, err := aw.DrainSpool(c.Context); err != nil {
+			fmt.Fprintf(stderr, "pgbrain: serve: %v (the spooled rows stay and are retried)\n", err)
+		}
+		auditor = audit.NewAsync(aw, audit.AsyncOptions{})
 		cfg.Audit = auditor
 	}
 	if !c.Bool("no-events") {
@@ -155,6 +167,9 @@ func runServe(c *cli.Context) error {
 		drain, cancel := context.WithTimeout(context.Background(), audit.DefaultDrainTimeout)
 		_ = auditor.Close(drain)
 		cancel()
+		if c.Bool("audit-checkpoint") {
+			serveCheckpoint(c, b, home, stderr)
+		}
 	}
 	// Flush what the calls left behind with a fresh context: c.Context is
 	// already cancelled after SIGINT or SIGTERM.
@@ -165,6 +180,24 @@ func runServe(c *cli.Context) error {
 		fmt.Fprintf(stderr, "pgbrain: serve: %v\n", err)
 	}
 	return runErr
+}
+
+// serveCheckpoint anchors the chain at stop; a failure is reported, not
+// returned: the calls were answered and their rows written.
+func serveCheckpoint(c *cli.Context, b *brain.Brain, home string, stderr io.Writer) {
+	key, err := auditKey(c, home, true)
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		var cp audit.Checkpoint
+		path := audit.CheckpointPath("", os.Getenv, home)
+		if cp, err = audit.WriteCheckpoint(ctx, b.Pool, path, key, time.Now()); err == nil && cp.HeadID > 0 {
+			fmt.Fprintf(stderr, "pgbrain: serve: audit checkpoint at row %d in %s\n", cp.HeadID, path)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "pgbrain: serve: no audit checkpoint written: %v\n", err)
+	}
 }
 
 // httpOptions checks the --http flags before anything is opened.

@@ -372,3 +372,33 @@ func TestServeHTTPFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestServeRefusesSymlinkedEventsPath is issue 14's finding: the events path
+// followed a link and changed its target's mode. serve now says why and runs
+// without events; the target is untouched.
+func TestServeRefusesSymlinkedEventsPath(t *testing.T) {
+	url := testdb.New(t)
+	home := t.TempDir()
+	target := filepath.Join(t.TempDir(), "precious")
+	if err := os.WriteFile(target, []byte("keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(home, "events.jsonl")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := pgbrain(t, url, "", "--home", home, "serve", "--events-path", link)
+	if code != 0 || !strings.Contains(errOut, "no events will be written") || !strings.Contains(errOut, "symbolic link") {
+		t.Fatalf("exit %d, stderr %q; want serve to run without events and say the path is a link", code, errOut)
+	}
+	fi, err := os.Stat(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o644 {
+		t.Errorf("target mode changed to %v", fi.Mode().Perm())
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep\n" {
+		t.Errorf("target content changed to %q", b)
+	}
+}

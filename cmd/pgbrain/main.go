@@ -12,6 +12,8 @@ import (
 	"syscall"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/pgbrain/pgbrain/client/scrub"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -31,14 +33,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return 0
 	}
+	// An error may quote a query or a connection string: it is printed
+	// through the scrubber the events file uses.
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) {
 		if msg := err.Error(); msg != "" {
-			fmt.Fprintln(stderr, "pgbrain:", msg)
+			fmt.Fprintln(stderr, "pgbrain:", scrub.Scrub(msg))
 		}
 		return ec.ExitCode()
 	}
-	fmt.Fprintln(stderr, "pgbrain:", err)
+	fmt.Fprintln(stderr, "pgbrain:", scrub.Scrub(err.Error()))
 	return 1
 }
 

@@ -1,0 +1,143 @@
+package scrub
+
+import "testing"
+
+// credentialCases are the secret shapes the page classifier knows, as they
+// turn up pasted into a search box; R is Redacted. Every one must go from
+// every place query text is written.
+var credentialCases = []struct {
+	name, in, want string
+}{
+	// AWS.
+	{"aws access key id", "why is AKIAIOSFODNN7EXAMPLE denied", "why is R denied"},
+	{"aws session key id", "ASIAY34FZKBOKMUTVV7A expired", "R expired"},
+	{"aws secret assignment", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_access_key = R"},
+	{"aws secret export", "export AWS_SECRET_ACCESS_KEY=je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY", "export AWS_SECRET_ACCESS_KEY=R"},
+	{"aws secret json", `"SecretAccessKey": "9drTJvcXLB89EXAMPLELB8923FB892xMFI+3rXdh"`, `"SecretAccessKey": "R"`},
+	{"aws secret after label", "aws secret access key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY leaked", "aws secret access key R leaked"},
+	// Vendor tokens.
+	{"github classic", "ghp_16C7e42F292c6912E7710c838347Ae178B4a rotate", "R rotate"},
+	{"github oauth", "gho_16C7e42F292c6912E7710c838347Ae178B4a", "R"},
+	{"github fine grained", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCD", "R"},
+	{"gitlab", "glpat-xxxxxxxxxx1234567890 in ci", "R in ci"},
+	{"slack bot", "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", "R"},
+	{"slack user", "token xoxp-1234567890-abcdef for the workspace", "token R for the workspace"},
+	{"stripe secret", "sk_live_4eC39HqLyjWDarjtT1zdp7dc charge failed", "R charge failed"},
+	{"stripe restricted", "rk_live_51H8abcdEFGHijkl0123", "R"},
+	{"stripe publishable", "pk_live_51H8abcdEFGHijkl0123 checkout", "R checkout"},
+	{"openai", "sk-abc123def456ghi789jkl012mno345 quota", "R quota"},
+	{"openai project", "OPENAI_API_KEY=sk-proj-abc123def456ghi789jkl012", "OPENAI_API_KEY=R"},
+	{"anthropic", "sk-ant-api03-abc123def456ghi789jkl", "R"},
+	{"google api key", "AIzaSyD-1234567890abcdefghijklmnopqrstu maps", "R maps"},
+	{"npm", "npm_abcdefghijklmnopqrstuvwxyz0123456789", "R"},
+	// Private keys.
+	{"private key block", "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1234\n-----END RSA PRIVATE KEY-----", "R"},
+	{"private key header only", "why -----BEGIN OPENSSH PRIVATE KEY----- fails", "why R fails"},
+	// Assignments.
+	{"password colon", "password: hunter2", "password: R"},
+	{"password equals", "PASSWORD=hunter2", "PASSWORD=R"},
+	{"passwd", "passwd=letmein", "passwd=R"},
+	{"pwd", "pwd=x1", "pwd=R"},
+	{"secret", "secret=abc", "secret=R"},
+	{"token", "token=abc", "token=R"},
+	{"db password quoted", `DB_PASSWORD: "correct horse battery"`, `DB_PASSWORD: "R"`},
+	{"client secret", "client_secret='0a1b2c3d4e5f'", "client_secret='R'"},
+	{"api key json", `{"api_key": "abcd1234efgh5678"}`, `{"api_key": "R"}`},
+	{"access token", "access_token=ya29.a0AfH6SMBx", "access_token=R"},
+	// The password and host read as an address as well: both go.
+	{"url password", "postgres://app:s3cr3t@db.internal:5432/prod", "postgres://app:R:5432/prod"},
+	{"url password ip host", "mysql://root:toor@10.0.0.5/db", "mysql://root:R@10.0.0.5/db"},
+	// Financial and government identifiers.
+	{"iban spaced", "IBAN GB82 WEST 1234 5698 7654 32 please", "IBAN R please"},
+	{"iban solid", "DE89370400440532013000", "R"},
+	{"iban lower case", "iban de89 3704 0044 0532 0130 00", "iban R"},
+	{"iban french", "FR14 2004 1010 0505 0001 3M02 606", "R"},
+	{"passport", "passport number 123456789", "passport number R"},
+	{"passport no", "Passport No. X1234567 expired", "Passport No. R expired"},
+	{"drivers license", "driver's license D1234567", "driver's license R"},
+	{"national insurance", "national insurance AB 12 34 56 C", "national insurance R"},
+	{"bank account", "bank account 12345678", "bank account R"},
+	// Emails anywhere, not only whole.
+	{"email inside", "what did carol@example.org say about Q3", "what did R say about Q3"},
+	// Several at once.
+	{"mixed credentials", "user=bob password=hunter2 key AKIAIOSFODNN7EXAMPLE card 4111111111111111", "user=bob password=R key R card R"},
+}
+
+// keptCases are ordinary text that looks a little like a secret: it must
+// survive, or captured queries and the events file stop being useful.
+// Decisions: UUIDs are ids of records, not of people, and stay; 40-digit
+// hex is a git commit, not an AWS key; a credential word in prose, with no
+// ':' or '=' after it, is prose.
+var keptCases = []string{
+	"upgrade from 1.2.3 to 2.0.0-rc.1+build.5",
+	"go1.22.4 linux/amd64",
+	"commit 3f786850e387550fdab836ed7e6dc881de23001b fixed it",
+	"sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 of the empty file",
+	"short hash 3f78685 in the changelog",
+	"released on 2024-01-15, again 15/01/2024 and Jan 15, 2024",
+	"order #12345678 shipped, tracking 1Z999AA10123456784",
+	"ISBN 978-0-306-40615-7 and ISBN-10 0-306-40615-2",
+	"listen on port 5432 or :8080, localhost:6379",
+	"request id 550e8400-e29b-41d4-a716-446655440000",
+	"how do I reset my password",
+	"password reset link expired",
+	"where is the secret key stored",
+	"rotate the api key every 90 days",
+	"the token bucket algorithm",
+	"bearer tokens vs session cookies",
+	"AWS secret access key rotation policy",
+	"sk-learn pipeline with a random forest",
+	"task-1234567890 is blocked",
+	"BEGIN PUBLIC KEY block format",
+	"postgres://localhost:5432/brain",
+	"passport photo requirements",
+	"IBAN format for Germany",
+	"error E11000 duplicate key",
+	"RFC 6750 section 2.1",
+	"price $1,299.99 or €1.299,99",
+	"coordinates 48.8584, 2.2945",
+	"IP 192.168.1.20",
+	"call the API with limit=10&offset=20",
+	"key=value pairs in the config",
+	"password: ******** in the docs",
+	"token: ${GITHUB_TOKEN} in the workflow",
+	"café naïve 東京 Ελληνικά 🙂",
+}
+
+func TestScrubCredentials(t *testing.T) {
+	for _, c := range credentialCases {
+		t.Run(c.name, func(t *testing.T) {
+			want := markerRE.ReplaceAllString(c.want, Redacted)
+			got := Scrub(c.in)
+			if got != want {
+				t.Errorf("Scrub(%q)\n got %q\nwant %q", c.in, got, want)
+			}
+			if again := Scrub(got); again != got {
+				t.Errorf("Scrub is not idempotent: %q -> %q", got, again)
+			}
+		})
+	}
+}
+
+func TestScrubKeepsOrdinaryText(t *testing.T) {
+	for _, in := range keptCases {
+		if got := Scrub(in); got != in {
+			t.Errorf("Scrub(%q) = %q, want it unchanged", in, got)
+		}
+	}
+}
+
+// Found by running the scrubber over the manual pages: not values.
+var keptFromManPages = []string{
+	"if (pwd == NULL) {",
+	"secret: (required) The name of the secret in Secret Manager.",
+	"password: [optional]",
+}
+
+func TestScrubKeepsComparisonsAndPlaceholders(t *testing.T) {
+	for _, in := range keptFromManPages {
+		if got := Scrub(in); got != in {
+			t.Errorf("Scrub(%q) = %q, want it unchanged", in, got)
+		}
+	}
+}

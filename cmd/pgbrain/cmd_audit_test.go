@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pgbrain/pgbrain/client/audit"
+	"github.com/pgbrain/pgbrain/testdb"
+)
+
+// TestAuditVerifyCheckpointsCatchesTruncation drives the commands an
+// operator uses: checkpoint, delete the newest row as a superuser would,
+// verify (which alone sees nothing) and verify --checkpoints (which fails).
+func TestAuditVerifyCheckpointsCatchesTruncation(t *testing.T) {
+	ctx := context.Background()
+	url := testdb.New(t)
+	home := t.TempDir()
+	t.Setenv("PGBRAIN_HOME", home)
+	t.Setenv(audit.EnvKey, "")
+	t.Setenv(audit.EnvKeyFile, "")
+	t.Setenv(audit.EnvCheckpoints, "")
+	t.Setenv("PGBRAIN_EVENTS_PATH", "")
+	conn := connect(t, url)
+	w := audit.NewWriter(conn, nil)
+	for i := 0; i < 3; i++ {
+		if _, err := w.Record(ctx, audit.Entry{SessionID: "s", Tool: "query", Status: "success", CostClass: "search"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, errOut, code := pgbrain(t, url, "", "audit", "verify", "--checkpoints"); code != 1 || !strings.Contains(errOut, "no audit key") || !strings.Contains(errOut, "pgbrain audit checkpoint") {
+		t.Fatalf("verify --checkpoints without any: exit %d, %s", code, errOut)
+	}
+	out, errOut, code := pgbrain(t, url, "", "audit", "checkpoint")
+	if code != 0 || !strings.Contains(out, "checkpoint row 3") || !strings.Contains(errOut, "new checkpoint key") {
+		t.Fatalf("checkpoint: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if fi, err := os.Stat(filepath.Join(home, audit.KeyFile)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("key file: %v %v", fi, err)
+	}
+	if _, errOut, code := pgbrain(t, url, "", "audit", "verify", "--checkpoints"); code != 0 || !strings.Contains(errOut, "1 checkpoint(s)") {
+		t.Fatalf("verify --checkpoints before tampering: exit %d, %s", code, errOut)
+	}
+	for _, s := range []string{
+		`ALTER TABLE brain.audit_log DISABLE TRIGGER audit_log_00_append_only`,
+		`DELETE FROM brain.audit_log WHERE id = 3`,
+		`ALTER TABLE brain.audit_log ENABLE ALWAYS TRIGGER audit_log_00_append_only`,
+	} {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, errOut, code := pgbrain(t, url, "", "audit", "verify", "--full"); code != 0 {
+		t.Fatalf("plain verify after truncation: exit %d (%s); the chain alone cannot see it", code, errOut)
+	}
+	out, errOut, code = pgbrain(t, url, "", "audit", "verify", "--checkpoints")
+	if code != 1 || !strings.Contains(out, "row 3: truncated") || !strings.Contains(errOut, "verification failed") {
+		t.Fatalf("verify --checkpoints after truncation: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestAuditVerifyReportsSpooledRows: rows waiting in the spool are named,
+// and 'audit flush' chains them.
+func TestAuditVerifyReportsSpooledRows(t *testing.T) {
+	url := testdb.New(t)
+	home := t.TempDir()
+	t.Setenv("PGBRAIN_HOME", home)
+	t.Setenv("PGBRAIN_EVENTS_PATH", "")
+	if err := audit.NewSpool(home).Append([]audit.Entry{
+		{SessionID: "s", Tool: "query", Status: "success", CostClass: "search"},
+		{SessionID: "s", Tool: "get_page", Status: "success", CostClass: "cheap"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := pgbrain(t, url, "", "audit", "verify"); code != 0 || !strings.Contains(errOut, "2 calls wait in the audit spool") {
+		t.Fatalf("verify with a spool: exit %d, %s", code, errOut)
+	}
+	if out, errOut, code := pgbrain(t, url, "", "audit", "flush"); code != 0 || !strings.Contains(out, "chained 2") {
+		t.Fatalf("flush: exit %d\n%s\n%s", code, out, errOut)
+	}
+	out, _, code := pgbrain(t, url, "", "audit", "list", "--json")
+	if code != 0 || strings.Count(out, "\n") != 2 || strings.Index(out, `"query"`) > strings.Index(out, `"get_page"`) {
+		t.Fatalf("list after flush: exit %d\n%s", code, out)
+	}
+}
