@@ -53,16 +53,16 @@ type Meta struct {
 	// VectorIndex is brain.vector_index_status(): anything but "ready" or
 	// "exact" means the vector arm was skipped (vector_enabled false) while
 	// the index is suspended for a bulk import, rebuilt, or lost to a crash.
-	VectorIndex      string  `json:"vector_index"`
-	Detail           *string `json:"detail"`          // what the caller asked for
-	DetailResolved   *string `json:"detail_resolved"` // what was used
-	ExpandEnabled    *bool   `json:"expand_enabled"`  // nil for search
+	VectorIndex    string  `json:"vector_index"`
+	Detail         *string `json:"detail"`          // what the caller asked for
+	DetailResolved *string `json:"detail_resolved"` // what was used
+	ExpandEnabled  *bool   `json:"expand_enabled"`  // nil for search
 	// ExpansionApplied is true only when variants were searched and fused.
 	ExpansionApplied bool `json:"expansion_applied"`
 	// Expansion says how an asked-for expansion went (nil when none was
 	// asked for).
 	Expansion *Expansion `json:"expansion,omitempty"`
-	LatencyMS        float64 `json:"latency_ms"`
+	LatencyMS float64    `json:"latency_ms"`
 	// VectorRan says whether the vector arm ran; VectorEnabled only says it
 	// could. VectorSkipped says why it did not run (weight_zero, no_index,
 	// no_terms, no_vector, keyword_filled), nil when it ran.
