@@ -18,7 +18,9 @@ import (
 
 	"github.com/pgbrain/pgbrain/client/baseline"
 	"github.com/pgbrain/pgbrain/client/brain"
+	"github.com/pgbrain/pgbrain/client/budget"
 	"github.com/pgbrain/pgbrain/client/eval"
+	"github.com/pgbrain/pgbrain/client/expand"
 	"github.com/pgbrain/pgbrain/client/longmemeval"
 	"github.com/pgbrain/pgbrain/client/openai"
 	"github.com/pgbrain/pgbrain/client/progress"
@@ -172,6 +174,20 @@ func evalReplayCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			// Rows captured with expansion are replayed expanded: from the
+			// brain's expansion cache, else by the configured chat model.
+			var meter *budget.Meter
+			for _, r := range replay.Select(f.Rows, c.Int("limit")) {
+				if r.ExpandEnabled != nil && *r.ExpandEnabled {
+					if meter, err = newMeter(c); err != nil {
+						return err
+					}
+					if s.Expander, err = newExpander(b.Pool, meter, expand.DefaultVariants); err != nil {
+						return usageError("eval replay: expanding the rows captured with expand_enabled: %v", err)
+					}
+					break
+				}
+			}
 			asJSON := c.Bool("json")
 			prog := progressLine(c, !asJSON)
 			if prog != nil {
@@ -185,12 +201,14 @@ func evalReplayCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			reportUsage(c.App.ErrWriter, meter)
 			if asJSON {
 				out := struct {
 					SchemaVersion int             `json:"schema_version"`
 					Summary       replay.Summary  `json:"summary"`
 					Results       []replay.Result `json:"results,omitempty"`
-				}{SchemaVersion: 1, Summary: rep.Summary}
+					Usage         *budget.Summary `json:"usage,omitempty"`
+				}{SchemaVersion: 1, Summary: rep.Summary, Usage: usageOf(meter)}
 				if c.Bool("verbose") {
 					out.Results = rep.Results
 					if out.Results == nil {
