@@ -18,6 +18,7 @@ import (
 
 	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/embed"
+	"github.com/pgbrain/pgbrain/client/expand"
 	"github.com/pgbrain/pgbrain/client/ingest"
 	"github.com/pgbrain/pgbrain/client/migrate"
 	"github.com/pgbrain/pgbrain/client/search"
@@ -54,6 +55,10 @@ type ScratchOptions struct {
 	Embedder embed.Embedder
 	// KeywordOnly skips embeddings and the vector path.
 	KeywordOnly bool
+	// Expander, when set, expands each question (--expansion): its
+	// rephrasings are searched and fused with it. Its cache lives in the
+	// user's brain, so a rerun asks the model nothing.
+	Expander *expand.Expander
 }
 
 // Scratch is a brain in a database of its own, created for one benchmark
@@ -458,7 +463,12 @@ func (s *Scratch) Search(ctx context.Context, q string, k int) ([]string, error)
 				qvec = vs[0]
 			}
 		}
-		resp, err = search.Hybrid(ctx, s.B.Pool, q, qvec, o, search.Tuning{})
+		var variantVecs expand.Embedder
+		if s.o.Embedder != nil {
+			variantVecs = s.o.Embedder.Embed
+		}
+		o.Expand = s.o.Expander != nil
+		resp, err = expand.Search(ctx, s.B.Pool, s.o.Expander, q, qvec, variantVecs, o, search.Tuning{})
 	}
 	if err != nil {
 		return nil, err

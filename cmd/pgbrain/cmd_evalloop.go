@@ -547,6 +547,11 @@ func evalLongMemEvalCommand() *cli.Command {
 			&cli.StringFlag{Name: "resume-from", Usage: "skip questions already in this earlier output (may be the --output file)"},
 			&cli.BoolFlag{Name: "by-type", Usage: "end with a by_type_summary line of recall per question_type"},
 			&cli.Float64Flag{Name: "by-type-floor", Usage: "exit 1 when any question_type's recall_any rate is below F (implies --by-type)"},
+			&cli.BoolFlag{Name: "expansion", Usage: "query expansion: the chat model proposes rephrasings of each question, searched and fused with it (cached in the brain; off by default, see docs/retrieval.md)"},
+			&cli.IntFlag{Name: "variants", Value: expand.DefaultVariants, Usage: fmt.Sprintf("with --expansion, how many rephrasings to search (1-%d)", expand.AskVariants)},
+			&cli.BoolFlag{Name: "judge", Usage: "grade each hypothesis with a judge model by LongMemEval's per-type rules: rows gain judged_correct, the summary accuracy per type"},
+			&cli.StringFlag{Name: "model", Usage: "the chat model that answers (and expands), instead of PGBRAIN_CHAT_MODEL"},
+			&cli.StringFlag{Name: "judge-model", Usage: "the judge model, instead of " + envJudgeModel + " (default: the answering model)"},
 		},
 		Action: evalLongMemEval,
 	}
@@ -573,21 +578,67 @@ func evalLongMemEval(c *cli.Context) (err error) {
 	if n := c.Int("answer-workers"); n < 1 || n > 64 {
 		return usageError("eval longmemeval: --answer-workers %d is out of range; use 1 to 64", n)
 	}
-	// Answers come from a chat model named by the environment; without one,
-	// only --retrieval-only can run, and the run stops before it starts.
-	var model longmemeval.Model
-	if !c.Bool("retrieval-only") {
-		cfg, err := openai.ChatFromEnv()
+	if n := c.Int("variants"); n < 1 || n > expand.AskVariants {
+		return usageError("eval longmemeval: --variants %d is out of range; use 1 to %d", n, expand.AskVariants)
+	}
+	if c.Bool("judge") && c.Bool("retrieval-only") {
+		return usageError("eval longmemeval: --judge grades hypotheses, which --retrieval-only does not write; drop one")
+	}
+	if c.Bool("expansion") && c.Bool("keyword-only") {
+		return usageError("eval longmemeval: --expansion fuses hybrid searches; drop --keyword-only")
+	}
+	// Answers (and expansions, and judgements) come from chat models named
+	// by the environment and the flags; without one, only --retrieval-only
+	// can run, and the run stops before it starts. Every call is metered.
+	meter, err := newMeter(c)
+	if err != nil {
+		return err
+	}
+	var model, judgeModel longmemeval.Model
+	var expander *expand.Expander
+	if !c.Bool("retrieval-only") || c.Bool("expansion") {
+		cfg, err := chatConfig(c.String("model"))
 		if errors.Is(err, openai.ErrNoChatModel) {
-			return usageError("eval longmemeval: writing answers needs a chat model: %v; or pass --retrieval-only to measure recall alone", err)
+			return usageError("eval longmemeval: writing answers (or expanding questions) needs a chat model: %v; or pass --retrieval-only to measure recall alone", err)
 		}
 		if err != nil {
 			return usageError("eval longmemeval: %v", err)
 		}
-		if model, err = openai.NewChat(cfg); err != nil {
+		chat, err := openai.NewChat(cfg)
+		if err != nil {
 			return usageError("eval longmemeval: %v", err)
 		}
+		if !c.Bool("retrieval-only") {
+			model = meter.Wrap(chat)
+		}
+		if c.Bool("judge") {
+			jcfg := cfg
+			if m := judgeModelName(c); m != "" {
+				jcfg.Model = m
+			}
+			jchat, err := openai.NewChat(jcfg)
+			if err != nil {
+				return usageError("eval longmemeval: the judge model: %v", err)
+			}
+			judgeModel = meter.Wrap(jchat)
+		}
+		if c.Bool("expansion") {
+			ecfg := cfg
+			ecfg.Patience = expansionPatience
+			echat, err := openai.NewChat(ecfg)
+			if err != nil {
+				return usageError("eval longmemeval: %v", err)
+			}
+			// The cache is the user's brain's, so a rerun asks nothing.
+			cacheBrain, err := openBrain(c)
+			if err != nil {
+				return err
+			}
+			defer cacheBrain.Close()
+			expander = &expand.Expander{DB: cacheBrain.Pool, Model: meter.Wrap(echat), Variants: c.Int("variants"), Hits: meter}
+		}
 	}
+	defer reportUsage(c.App.ErrWriter, meter)
 	dataset := c.Args().First()
 	// The public files are large (LongMemEval_S is 265 MB, LongMemEval_M
 	// 2.7 GB) and checked whole before the run starts, which takes seconds,
@@ -613,7 +664,7 @@ func evalLongMemEval(c *cli.Context) (err error) {
 			return err
 		}
 	}
-	st, err := openLongMemEvalScratch(c)
+	st, err := openLongMemEvalScratch(c, expander)
 	if err != nil {
 		return err
 	}
@@ -662,8 +713,14 @@ func evalLongMemEval(c *cli.Context) (err error) {
 	}
 	sum, err := longmemeval.Run(c.Context, st, qs, prior, w, longmemeval.Options{
 		Limit: c.Int("limit"), TopK: c.Int("top-k"), RetrievalOnly: c.Bool("retrieval-only"),
-		Model: model, ContextChars: c.Int("context-chars"), AnswerWorkers: c.Int("answer-workers"),
+		Model: model, Judge: judgeModel, ContextChars: c.Int("context-chars"), AnswerWorkers: c.Int("answer-workers"),
 		ByType: c.Bool("by-type") || floorSet, Progress: progressLine(c, true),
+		Usage: func() any {
+			if u := meter.Summary(); u.Calls > 0 || u.CacheHits > 0 {
+				return u
+			}
+			return nil
+		},
 	})
 	if err != nil {
 		return err
@@ -688,7 +745,7 @@ func evalLongMemEval(c *cli.Context) (err error) {
 // openLongMemEvalScratch creates the run's scratch database on the brain's
 // server with the brain's embedder settings. The brain itself is only read
 // (its brain.config) and closed before the run starts.
-func openLongMemEvalScratch(c *cli.Context) (*longmemeval.Scratch, error) {
+func openLongMemEvalScratch(c *cli.Context, ex *expand.Expander) (*longmemeval.Scratch, error) {
 	u, _, err := databaseURL(c)
 	if err != nil {
 		return nil, err
@@ -698,7 +755,7 @@ func openLongMemEvalScratch(c *cli.Context) (*longmemeval.Scratch, error) {
 		return nil, err
 	}
 	defer b.Close()
-	o := longmemeval.ScratchOptions{Settings: b.Settings, KeywordOnly: c.Bool("keyword-only")}
+	o := longmemeval.ScratchOptions{Settings: b.Settings, KeywordOnly: c.Bool("keyword-only"), Expander: ex}
 	if !o.KeywordOnly {
 		if o.Embedder, err = clientEmbedder(b); err != nil {
 			return nil, err
@@ -738,4 +795,16 @@ func rewriteRows(path string, rows []longmemeval.Row) error {
 		return fmt.Errorf("rewriting %s: %w", path, err)
 	}
 	return nil
+}
+
+// envJudgeModel names the judge model of eval longmemeval --judge.
+const envJudgeModel = "PGBRAIN_JUDGE_MODEL"
+
+// judgeModelName is --judge-model, else PGBRAIN_JUDGE_MODEL; empty means
+// the answering model judges.
+func judgeModelName(c *cli.Context) string {
+	if m := strings.TrimSpace(c.String("judge-model")); m != "" {
+		return m
+	}
+	return strings.TrimSpace(os.Getenv(envJudgeModel))
 }
