@@ -212,3 +212,29 @@ func TestQueryExpandDegradesWhenTheModelFails(t *testing.T) {
 		t.Fatalf("--variants 9: exit %d: %s", code, errOut)
 	}
 }
+
+func TestEvalLongMemEvalExpansionIsCached(t *testing.T) {
+	b := newCLIBrain(t, testdb.New(t))
+	srv, calls := expansionServer(t, `["pet dog breed", "puppy breed"]`)
+	setChat(t, srv.URL, "expander")
+	run := func() lmeLine {
+		out := filepath.Join(t.TempDir(), "run.jsonl")
+		_, errOut, code := b.run("eval", "longmemeval", sampleLongMemEval, "--retrieval-only", "--expansion", "--by-type", "--output", out)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		rows := lmeRead(t, out)
+		if len(rows) != 15 || rows[14].Kind != "by_type_summary" {
+			t.Fatalf("%d lines", len(rows))
+		}
+		return rows[14]
+	}
+	run()
+	if calls.Load() != 14 {
+		t.Fatalf("first run: %d expansion calls for 14 questions", calls.Load())
+	}
+	run()
+	if calls.Load() != 14 {
+		t.Fatalf("second run called the model: %d calls in all", calls.Load())
+	}
+}
