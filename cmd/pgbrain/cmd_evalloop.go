@@ -120,6 +120,26 @@ func searcherFor(b *brain.Brain) (replay.DB, error) {
 	return d, nil
 }
 
+// replayExpansion gives s an expander when any of rows was captured with
+// expand_enabled, so those rows replay expanded: from the brain's expansion
+// cache, else by the configured chat model. The meter is nil when no row
+// asks for expansion.
+func replayExpansion(c *cli.Context, b *brain.Brain, s *replay.DB, rows []baseline.Row, cmd string) (*budget.Meter, error) {
+	for _, r := range rows {
+		if r.ExpandEnabled != nil && *r.ExpandEnabled {
+			meter, err := newMeter(c)
+			if err != nil {
+				return nil, err
+			}
+			if s.Expander, err = newExpander(b.Pool, meter, expand.DefaultVariants); err != nil {
+				return nil, usageError("%s: expanding the rows captured with expand_enabled: %v", cmd, err)
+			}
+			return meter, nil
+		}
+	}
+	return nil, nil
+}
+
 // progressLine prints "...N/TOTAL" on stderr about every 25 rows, only on a
 // terminal and never with --json.
 func progressLine(c *cli.Context, enabled bool) func(done, total int) {
@@ -174,19 +194,9 @@ func evalReplayCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			// Rows captured with expansion are replayed expanded: from the
-			// brain's expansion cache, else by the configured chat model.
-			var meter *budget.Meter
-			for _, r := range replay.Select(f.Rows, c.Int("limit")) {
-				if r.ExpandEnabled != nil && *r.ExpandEnabled {
-					if meter, err = newMeter(c); err != nil {
-						return err
-					}
-					if s.Expander, err = newExpander(b.Pool, meter, expand.DefaultVariants); err != nil {
-						return usageError("eval replay: expanding the rows captured with expand_enabled: %v", err)
-					}
-					break
-				}
+			meter, err := replayExpansion(c, b, &s, replay.Select(f.Rows, c.Int("limit")), "eval replay")
+			if err != nil {
+				return err
 			}
 			asJSON := c.Bool("json")
 			prog := progressLine(c, !asJSON)
@@ -378,10 +388,15 @@ func evalGate(c *cli.Context) error {
 	asJSON := c.Bool("json")
 	var reg *eval.RegressionGate
 	if base != nil {
+		meter, err := replayExpansion(c, b, &s, base.Rows, "eval gate")
+		if err != nil {
+			return err
+		}
 		rep, err := replay.Run(c.Context, s, base.Rows, replay.Options{Progress: progressLine(c, !asJSON)})
 		if err != nil {
 			return err
 		}
+		reportUsage(c.App.ErrWriter, meter)
 		g := eval.EvaluateRegression(eval.RegressionInput{
 			Baseline: basePath, RowsTotal: rep.Summary.RowsTotal, RowsReplayed: rep.Summary.RowsReplayed,
 			RowsErrored: rep.Summary.RowsErrored, MeanJaccard: rep.Summary.MeanJaccard, Top1Rate: rep.Summary.Top1StabilityRate,

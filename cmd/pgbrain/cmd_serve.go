@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pgbrain/pgbrain/client/audit"
+	"github.com/pgbrain/pgbrain/client/budget"
 	"github.com/pgbrain/pgbrain/client/capture"
 	"github.com/pgbrain/pgbrain/client/events"
 	"github.com/pgbrain/pgbrain/client/expand"
@@ -130,7 +131,9 @@ func runServe(c *cli.Context) error {
 	// reported when the server stops.
 	meter, err := newMeter(c)
 	if err != nil {
-		return err
+		// A broken price table must not stop the server: it only prices.
+		fmt.Fprintf(stderr, "pgbrain: serve: model usage will be priced with the default table: %v\n", err)
+		meter = budget.NewMeter(nil)
 	}
 	if cfg.Expander, err = newExpander(b.Pool, meter, expand.DefaultVariants); err != nil {
 		fmt.Fprintf(stderr, "pgbrain: serve: query expansion will use cached expansions only: %v\n", err)
