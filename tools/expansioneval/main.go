@@ -374,4 +374,3 @@ func (wn wordNet) rephrase(q string) []string {
 	}
 	return []string{strings.Join(first, " "), strings.Join(content, " "), strings.Join(second, " ")}
 }
-
