@@ -174,6 +174,21 @@ func TestExpandedEdges(t *testing.T) {
 	if _, err := Expanded(ctx(t), db, "zebra", nil, []string{"a\x00b"}, nil, Options{}, Tuning{}); err == nil {
 		t.Error("a NUL in a variant was accepted")
 	}
+	// A lighter variant weight weighs the variant's pages less.
+	zero = 0.0
+	for _, w := range []float64{0.1, 0.9} {
+		r, err := Expanded(ctx(t), db, "zebra", nil, []string{"river"}, nil, Options{}, Tuning{VectorWeight: &zero, VariantWeight: &w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var k float64
+		if err := db.QueryRow(ctx(t), `SELECT brain.search_setting('rrf_k')`).Scan(&k); err != nil {
+			t.Fatal(err)
+		}
+		if last := r.Results[len(r.Results)-1]; math.Abs(last.Score-w/(k+2)) > 1e-12 {
+			t.Errorf("variant weight %v: last score %v, want %v", w, last.Score, w/(k+2))
+		}
+	}
 	if _, err := db.Exec(ctx(t), `SELECT * FROM brain.search_expanded('zebra', '{river}', variant_weight => 1)`); err == nil ||
 		!strings.Contains(err.Error(), "variant_weight") {
 		t.Errorf("variant_weight 1 accepted: %v", err)

@@ -37,6 +37,9 @@ type Tuning struct {
 	// vector arm only when the keyword arm found fewer pages than asked.
 	VectorFillOnly *bool
 	PerPage        int // chunks per page, default 1
+	// VariantWeight is an expanded search's weight of each variant's list
+	// (brain.search_expanded's variant_weight, default 0.5, in (0, 1)).
+	VariantWeight *float64
 }
 
 // CheckQuery refuses text PostgreSQL cannot store or that is too long to be a
@@ -124,7 +127,7 @@ func Expanded(ctx context.Context, db Querier, q string, qvec []float32, variant
 			}
 		}
 	}
-	r, err := runSQL(ctx, db, expandedSQL, q, qvec, true, o.Detail, o, t, variants, vecs)
+	r, err := runSQL(ctx, db, expandedSQL, q, qvec, true, o.Detail, o, t, variants, vecs, t.VariantWeight)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +145,7 @@ func Expanded(ctx context.Context, db Querier, q string, qvec []float32, variant
 const expandedSQL = `
 SELECT s.slug, s.source_id, s.page_id, s.chunk_id, s.chunk_index, s.chunk_source, s.title, s.type,
        s.score, s.keyword_rank, s.vector_rank, s.snippet, s.meta
-FROM brain.search_expanded($1, $14::text[], $2::text::vector, $15::text[]::vector[], $3, nullif($4, ''), $5, $6, $7, $8, $9, $10, NOT $11, $12, $13) s`
+FROM brain.search_expanded($1, $14::text[], $2::text::vector, $15::text[]::vector[], $3, nullif($4, ''), $5, $6, $7, $8, $9, $10, NOT $11, $12, $13, $16) s`
 
 // searchSQL calls the one search entry point; detail resolution, the
 // query embedding on a 'local' brain, whether the vector arm ran and what
@@ -171,7 +174,7 @@ func run(ctx context.Context, db Querier, q string, qvec []float32, useVector bo
 }
 
 // runSQL runs searchSQL or expandedSQL; extra are the latter's variant
-// arguments ($14, $15).
+// arguments ($14 to $16).
 func runSQL(ctx context.Context, db Querier, sql, q string, qvec []float32, useVector bool, detail string, o Options, t Tuning, extra ...any) (*Response, error) {
 	if err := CheckQuery(q); err != nil {
 		return nil, err

@@ -56,18 +56,28 @@ func main() {
 	lme := flag.String("longmemeval", "", "LongMemEval file whose reference answers the oracle model gives (serve mode)")
 	serve := flag.String("serve", "", "serve the scripted models on this loopback address until interrupted")
 	variants := flag.Int("variants", expand.DefaultVariants, "rephrasings per query")
+	weights := flag.String("weights", "0.5", "comma-separated variant weights to score (brain.search_expanded's variant_weight)")
 	flag.Parse()
 	if flag.NArg() != 0 || (*serve == "") == (*qrelsPath == "") || (*qrelsPath != "" && *db == "") {
 		fmt.Fprintln(os.Stderr, "usage: expansioneval -db URL -qrels FILE [-variants N] | -serve ADDR [-longmemeval FILE]")
 		os.Exit(2)
 	}
-	if err := run(*db, *qrelsPath, *lme, *serve, *variants); err != nil {
+	var ws []float64
+	for _, x := range strings.Split(*weights, ",") {
+		w, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		if err != nil || !(w > 0 && w < 1) {
+			fmt.Fprintf(os.Stderr, "expansioneval: -weights: %q is not a weight between 0 and 1\n", x)
+			os.Exit(2)
+		}
+		ws = append(ws, w)
+	}
+	if err := run(*db, *qrelsPath, *lme, *serve, *variants, ws); err != nil {
 		fmt.Fprintln(os.Stderr, "expansioneval:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dbURL, qrelsPath, lmePath, addr string, variants int) error {
+func run(dbURL, qrelsPath, lmePath, addr string, variants int, weights []float64) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	wn, err := loadWordNet(wordnetDir)
@@ -126,38 +136,48 @@ func run(dbURL, qrelsPath, lmePath, addr string, variants int) error {
 	base := "http://" + ln.Addr().String()
 
 	fmt.Printf("%d queries from %s, %d variants per query\n\n", len(qrels.Queries), qrelsPath, variants)
-	fmt.Println("| model | recall@1 | recall@5 | recall@10 | MRR@10 | queries expanded |")
-	fmt.Println("|---|---|---|---|---|---|")
+	fmt.Println("| model | variant weight | recall@1 | recall@5 | recall@10 | MRR@10 | queries expanded |")
+	fmt.Println("|---|---|---|---|---|---|---|")
 	for _, name := range []string{"none", "wordnet", "noise", "oracle"} {
-		var ex *expand.Expander
-		if name != "none" {
-			chat, err := openai.NewChat(openai.ChatConfig{BaseURL: base, Model: "scripted-" + name})
-			if err != nil {
-				return err
+		for i, w := range weights {
+			if name == "none" && i > 0 {
+				break
 			}
-			ex = &expand.Expander{DB: pool, Model: chat, Variants: variants}
+			var ex *expand.Expander
+			if name != "none" {
+				chat, err := openai.NewChat(openai.ChatConfig{BaseURL: base, Model: "scripted-" + name})
+				if err != nil {
+					return err
+				}
+				ex = &expand.Expander{DB: pool, Model: chat, Variants: variants}
+			}
+			var r1, r5, r10, mrr float64
+			expanded := 0
+			t := search.Tuning{VariantWeight: &w}
+			for _, q := range qrels.Queries {
+				r, err := expand.Search(ctx, pool, ex, q.Text, nil, nil, search.Options{Limit: 10, Expand: ex != nil}, t)
+				if err != nil {
+					return fmt.Errorf("%s, query %s: %w", name, q.ID, err)
+				}
+				if r.Meta.ExpansionApplied {
+					expanded++
+				}
+				got := make([]string, len(r.Results))
+				for i, x := range r.Results {
+					got[i] = eval.Doc{SourceID: x.SourceID, Slug: x.Slug}.Key()
+				}
+				r1 += eval.RecallAt(got, q.Grades, 1)
+				r5 += eval.RecallAt(got, q.Grades, 5)
+				r10 += eval.RecallAt(got, q.Grades, 10)
+				mrr += eval.ReciprocalRank(got, q.Grades, 10)
+			}
+			n := float64(len(qrels.Queries))
+			wl := fmt.Sprint(w)
+			if name == "none" {
+				wl = "-"
+			}
+			fmt.Printf("| %s | %s | %.3f | %.3f | %.3f | %.3f | %d |\n", name, wl, r1/n, r5/n, r10/n, mrr/n, expanded)
 		}
-		var r1, r5, r10, mrr float64
-		expanded := 0
-		for _, q := range qrels.Queries {
-			r, err := expand.Search(ctx, pool, ex, q.Text, nil, nil, search.Options{Limit: 10, Expand: ex != nil}, search.Tuning{})
-			if err != nil {
-				return fmt.Errorf("%s, query %s: %w", name, q.ID, err)
-			}
-			if r.Meta.ExpansionApplied {
-				expanded++
-			}
-			got := make([]string, len(r.Results))
-			for i, x := range r.Results {
-				got[i] = eval.Doc{SourceID: x.SourceID, Slug: x.Slug}.Key()
-			}
-			r1 += eval.RecallAt(got, q.Grades, 1)
-			r5 += eval.RecallAt(got, q.Grades, 5)
-			r10 += eval.RecallAt(got, q.Grades, 10)
-			mrr += eval.ReciprocalRank(got, q.Grades, 10)
-		}
-		n := float64(len(qrels.Queries))
-		fmt.Printf("| %s | %.3f | %.3f | %.3f | %.3f | %d |\n", name, r1/n, r5/n, r10/n, mrr/n, expanded)
 	}
 	return nil
 }
