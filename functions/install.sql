@@ -21,6 +21,7 @@
 {{ template "search.sql" . }}
 {{ template "hybrid_search.sql" . }}
 {{ template "query.sql" . }}
+{{ template "search_expanded.sql" . }}
 {{ template "eval_export.sql" . }}
 {{ template "eval_window_end.sql" . }}
 {{ template "eval_prune.sql" . }}

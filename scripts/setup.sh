@@ -193,6 +193,12 @@ if [ "${PGBRAIN_SETUP_TESTS:-}" = 1 ] && command -v apt-cache >/dev/null 2>&1; t
 	fi
 fi
 
+# 4a'. For the query expansion measurement (tools/expansioneval, see
+#     docs/retrieval.md): WordNet's synonyms, the scripted rephrasing model.
+if [ "${PGBRAIN_SETUP_TESTS:-}" = 1 ] && command -v apt-cache >/dev/null 2>&1 && [ ! -f /usr/share/wordnet/index.noun ]; then
+	apt_install wordnet-base
+fi
+
 # 4b. For `make test`: npm (any Node), which installs the pinned Node 22,
 #     MCP conformance suite and TypeScript SDK of tests/mcp (never the
 #     system Node).

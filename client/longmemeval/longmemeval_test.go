@@ -167,13 +167,15 @@ func TestRunOnSyntheticDataset(t *testing.T) {
 	if rows2[0].RecallAny != nil || rows2[1].Hypothesis != "" {
 		t.Errorf("abstention recall must be null and --retrieval-only must leave the hypothesis empty: %+v", rows2)
 	}
-	// The summary covers all answered questions (the abstention one is left out).
+	// The summary covers all answered questions (the abstention one is left
+	// out); recall_all counts beside recall_any, and the trip question
+	// found only one of its two sessions.
 	want := map[string]TypeRecall{
-		"single-session-user": {1, 1, 1},
-		"multi-session":       {1, 1, 1},
-		"temporal-reasoning":  {1, 1, 1},
+		"single-session-user": {1, 1, 1, 1, 1},
+		trip.QuestionType:     {1, 1, 1, 0, 0},
+		"temporal-reasoning":  {1, 1, 1, 1, 1},
 	}
-	if sum.Aggregate != (TypeRecall{3, 3, 1}) || len(sum.RecallByType) != 3 {
+	if sum.Aggregate != (TypeRecall{3, 3, 1, 2, 2.0 / 3}) || len(sum.RecallByType) != 3 || sum.AccuracyByType != nil {
 		t.Errorf("summary = %+v", sum)
 	}
 	for k, v := range want {

@@ -31,25 +31,43 @@ type Row struct {
 	// questions without answer sessions; they are left out of recall.
 	RecallAny *bool `json:"recall_any"`
 	RecallAll *bool `json:"recall_all"`
+	// JudgedCorrect is the judge model's verdict (--judge); absent when
+	// not judged, or when the judge's reply was no verdict (then in
+	// JudgeReply).
+	JudgedCorrect *bool  `json:"judged_correct,omitempty"`
+	JudgeReply    string `json:"judge_reply,omitempty"`
 }
 
-// TypeRecall counts questions whose answer was found (recall_any).
+// TypeRecall counts questions whose answer was found: Hit and Rate by
+// recall_any (some evidence session retrieved), AllHit and AllRate by
+// recall_all (every evidence session retrieved).
 type TypeRecall struct {
-	Hit   int     `json:"hit"`
-	Total int     `json:"total"`
-	Rate  float64 `json:"rate"`
+	Hit     int     `json:"hit"`
+	Total   int     `json:"total"`
+	Rate    float64 `json:"rate"`
+	AllHit  int     `json:"all_hit"`
+	AllRate float64 `json:"all_rate"`
 }
 
-// Summary is the final by-type line.
+// TypeAccuracy counts judged answers: Correct of Judged, and the questions
+// whose judge reply was no verdict (Unjudged, left out of Rate).
+type TypeAccuracy struct {
+	Correct  int     `json:"correct"`
+	Judged   int     `json:"judged"`
+	Rate     float64 `json:"rate"`
+	Unjudged int     `json:"unjudged"`
+}
+
+// Summary is the final by-type line. The accuracy members appear when any
+// row was judged; Usage when a model was used.
 type Summary struct {
-	SchemaVersion int                   `json:"schema_version"`
-	Kind          string                `json:"kind"`
-	RecallByType  map[string]TypeRecall `json:"recall_by_type"`
-	Aggregate     TypeRecall            `json:"aggregate"`
-	// RecallAllByType and AggregateAll count questions whose every answer
-	// session was found (recall_all, the strict measure).
-	RecallAllByType map[string]TypeRecall `json:"recall_all_by_type"`
-	AggregateAll    TypeRecall            `json:"aggregate_all"`
+	SchemaVersion     int                     `json:"schema_version"`
+	Kind              string                  `json:"kind"`
+	RecallByType      map[string]TypeRecall   `json:"recall_by_type"`
+	Aggregate         TypeRecall              `json:"aggregate"`
+	AccuracyByType    map[string]TypeAccuracy `json:"accuracy_by_type,omitempty"`
+	AccuracyAggregate *TypeAccuracy           `json:"accuracy,omitempty"`
+	Usage             any                     `json:"usage,omitempty"`
 }
 
 // SummaryKind marks the summary line.
@@ -63,6 +81,9 @@ type Options struct {
 	// each question from its retrieved sessions.
 	RetrievalOnly bool
 	Model         Model
+	// Judge, when set, grades each hypothesis with LongMemEval's per-type
+	// rules (JudgeRule) into Row.JudgedCorrect.
+	Judge Model
 	// ContextChars bounds the retrieved history shown to Model; default
 	// DefaultContextChars.
 	ContextChars int
@@ -70,26 +91,39 @@ type Options struct {
 	// default DefaultAnswerWorkers.
 	AnswerWorkers int
 	ByType        bool
-	Progress      func(done, total int)
+	// Usage, when set, gives the model usage the summary line carries
+	// (nil: none).
+	Usage    func() any
+	Progress func(done, total int)
 	// Timing, when set, is told where each question's time went.
 	Timing func(Timing)
 }
 
 // Summarize computes recall by question type over rows.
 func Summarize(rows []Row) Summary {
-	s := Summary{SchemaVersion: 1, Kind: SummaryKind, RecallByType: map[string]TypeRecall{}, RecallAllByType: map[string]TypeRecall{}}
+	s := Summary{SchemaVersion: 1, Kind: SummaryKind, RecallByType: map[string]TypeRecall{}}
+	acc := map[string]TypeAccuracy{}
+	var all TypeAccuracy
 	for _, r := range rows {
+		if r.JudgedCorrect != nil || r.JudgeReply != "" {
+			a := acc[r.QuestionType]
+			switch {
+			case r.JudgedCorrect == nil:
+				a.Unjudged++
+				all.Unjudged++
+			default:
+				a.Judged++
+				all.Judged++
+				if *r.JudgedCorrect {
+					a.Correct++
+					all.Correct++
+				}
+			}
+			acc[r.QuestionType] = a
+		}
 		if r.RecallAny == nil {
 			continue
 		}
-		a := s.RecallAllByType[r.QuestionType]
-		a.Total++
-		s.AggregateAll.Total++
-		if r.RecallAll != nil && *r.RecallAll {
-			a.Hit++
-			s.AggregateAll.Hit++
-		}
-		s.RecallAllByType[r.QuestionType] = a
 		t := s.RecallByType[r.QuestionType]
 		t.Total++
 		s.Aggregate.Total++
@@ -97,19 +131,32 @@ func Summarize(rows []Row) Summary {
 			t.Hit++
 			s.Aggregate.Hit++
 		}
+		if r.RecallAll != nil && *r.RecallAll {
+			t.AllHit++
+			s.Aggregate.AllHit++
+		}
 		s.RecallByType[r.QuestionType] = t
 	}
 	for k, t := range s.RecallByType {
 		t.Rate = float64(t.Hit) / float64(t.Total)
+		t.AllRate = float64(t.AllHit) / float64(t.Total)
 		s.RecallByType[k] = t
-	}
-	for k, t := range s.RecallAllByType {
-		t.Rate = float64(t.Hit) / float64(t.Total)
-		s.RecallAllByType[k] = t
 	}
 	if s.Aggregate.Total > 0 {
 		s.Aggregate.Rate = float64(s.Aggregate.Hit) / float64(s.Aggregate.Total)
-		s.AggregateAll.Rate = float64(s.AggregateAll.Hit) / float64(s.AggregateAll.Total)
+		s.Aggregate.AllRate = float64(s.Aggregate.AllHit) / float64(s.Aggregate.Total)
+	}
+	if len(acc) > 0 {
+		for k, a := range acc {
+			if a.Judged > 0 {
+				a.Rate = float64(a.Correct) / float64(a.Judged)
+			}
+			acc[k] = a
+		}
+		if all.Judged > 0 {
+			all.Rate = float64(all.Correct) / float64(all.Judged)
+		}
+		s.AccuracyByType, s.AccuracyAggregate = acc, &all
 	}
 	return s
 }
@@ -277,6 +324,9 @@ func Run(ctx context.Context, st Store, qs Questions, prior []Row, w io.Writer, 
 	if !o.RetrievalOnly && o.Model == nil {
 		return Summarize(prior), errors.New("answering the questions needs a chat model (Options.Model); set RetrievalOnly for recall alone")
 	}
+	if o.RetrievalOnly && o.Judge != nil {
+		return Summarize(prior), errors.New("judging needs hypotheses: a retrieval-only run writes none")
+	}
 	done := make(map[string]bool, len(prior))
 	for _, r := range prior {
 		done[r.QuestionID] = true
@@ -361,6 +411,14 @@ questions:
 					return
 				}
 				row.Hypothesis = h
+				if o.Judge != nil {
+					v, reply, err := judge(ctx, o.Judge, q, h)
+					if err != nil {
+						ch <- result{err: fmt.Errorf("question %s (line %d): %w", q.QuestionID, q.Line, err)}
+						return
+					}
+					row.JudgedCorrect, row.JudgeReply = v, reply
+				}
 				ch <- result{row: row}
 			}()
 		}
@@ -395,6 +453,9 @@ questions:
 		return Summarize(all), stop
 	}
 	s := Summarize(all)
+	if o.Usage != nil {
+		s.Usage = o.Usage()
+	}
 	if o.ByType {
 		if err := WriteRow(w, s); err != nil {
 			return s, fmt.Errorf("writing the by-type summary: %w", err)

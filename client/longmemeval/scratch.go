@@ -20,6 +20,7 @@ import (
 
 	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/embed"
+	"github.com/pgbrain/pgbrain/client/expand"
 	"github.com/pgbrain/pgbrain/client/ingest"
 	"github.com/pgbrain/pgbrain/client/migrate"
 	"github.com/pgbrain/pgbrain/client/search"
@@ -59,6 +60,10 @@ type ScratchOptions struct {
 	// Method is how sessions are retrieved: MethodFused (the default),
 	// MethodBM25 or MethodHybrid.
 	Method string
+	// Expander, when set, expands each question (--expansion): its
+	// rephrasings are searched and fused with it. Its cache lives in the
+	// user's brain, so a rerun asks the model nothing.
+	Expander *expand.Expander
 }
 
 // The retrieval methods.
@@ -520,7 +525,12 @@ func (s *Scratch) SearchAt(ctx context.Context, q, date string, k int) ([]string
 				qvec = vs[0]
 			}
 		}
-		resp, err = search.Hybrid(ctx, s.B.Pool, q, qvec, o, search.Tuning{})
+		var variantVecs expand.Embedder
+		if s.o.Embedder != nil {
+			variantVecs = s.o.Embedder.Embed
+		}
+		o.Expand = s.o.Expander != nil
+		resp, err = expand.Search(ctx, s.B.Pool, s.o.Expander, q, qvec, variantVecs, o, search.Tuning{})
 	}
 	if err != nil {
 		return nil, err

@@ -26,6 +26,7 @@ import (
 	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/capture"
 	"github.com/pgbrain/pgbrain/client/events"
+	"github.com/pgbrain/pgbrain/client/expand"
 	"github.com/pgbrain/pgbrain/client/refusal"
 	"github.com/pgbrain/pgbrain/client/scrub"
 	"github.com/pgbrain/pgbrain/client/search"
@@ -100,6 +101,9 @@ type Config struct {
 	Events   EventSink
 	Capture  Capturer
 	Spans    Spans
+	// Expander expands the query tool's questions that ask for it; nil
+	// answers them unexpanded, with a note in meta.expansion.
+	Expander *expand.Expander
 	// SessionID identifies this server process in events, audit rows and
 	// spans; empty means a fresh random UUID.
 	SessionID string

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/capture"
+	"github.com/pgbrain/pgbrain/client/expand"
 	"github.com/pgbrain/pgbrain/client/markdown"
 	"github.com/pgbrain/pgbrain/client/pii"
 	"github.com/pgbrain/pgbrain/client/refusal"
@@ -41,6 +42,7 @@ type QueryInput struct {
 	Limit   *int     `json:"limit,omitempty" jsonschema:"results to return, 1-100 (default 10)"`
 	Detail  string   `json:"detail,omitempty" jsonschema:"low (compiled truth only), medium or high (everything, no source boost); default: detected from the query"`
 	Sources []string `json:"sources,omitempty" jsonschema:"only search these source ids"`
+	Expand  bool     `json:"expand,omitempty" jsonschema:"also search rephrasings of the question proposed by the server's chat model, fused with it (slower; off by default)"`
 }
 
 // SearchInput is the search tool's arguments.
@@ -188,7 +190,7 @@ func (s *Server) storeFailure(ctx context.Context, tool string, err error) (stri
 
 func (s *Server) query(ctx context.Context, c *call, in QueryInput) *SearchOutput {
 	return s.runSearch(ctx, c, ToolQuery, in.Query, search.Options{
-		Limit: limitOr(in.Limit, defaultSearchLimit), Detail: in.Detail, SourceIDs: in.Sources})
+		Limit: limitOr(in.Limit, defaultSearchLimit), Detail: in.Detail, SourceIDs: in.Sources, Expand: in.Expand})
 }
 
 func (s *Server) search(ctx context.Context, c *call, in SearchInput) *SearchOutput {
@@ -208,7 +210,14 @@ func (s *Server) runSearch(ctx context.Context, c *call, tool, q string, o searc
 	var resp *search.Response
 	var err error
 	if tool == ToolQuery {
-		resp, err = search.Hybrid(ctx, s.cfg.DB, q, s.embed(ctx, q), o, search.Tuning{})
+		var variantVecs expand.Embedder
+		if s.cfg.Embedder != nil {
+			variantVecs = s.cfg.Embedder.Embed
+		}
+		resp, err = expand.Search(ctx, s.cfg.DB, s.cfg.Expander, q, s.embed(ctx, q), variantVecs, o, search.Tuning{})
+		if err == nil && resp.Meta.Expansion != nil && resp.Meta.Expansion.Note != "" {
+			fmt.Fprintf(s.cfg.Errors, "pgbrain: serve: query: %s\n", resp.Meta.Expansion.Note)
+		}
 	} else {
 		resp, err = search.Keyword(ctx, s.cfg.DB, q, o, search.Tuning{})
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pgbrain/pgbrain/client/baseline"
 	"github.com/pgbrain/pgbrain/client/eval"
+	"github.com/pgbrain/pgbrain/client/expand"
 	"github.com/pgbrain/pgbrain/client/search"
 )
 
@@ -21,10 +22,14 @@ type Searcher interface {
 
 // DB searches a brain directly. Embed, when set, embeds hybrid queries in the
 // client (a remote embedder); a failing embedding degrades to keyword-only,
-// as the query command does. Nil means the brain embeds in SQL.
+// as the query command does. Nil means the brain embeds in SQL. Expander
+// expands the rows captured with expand_enabled (its cache answers a query
+// expanded before without a model call); nil runs them unexpanded, with a
+// note.
 type DB struct {
-	Q     search.Querier
-	Embed func(ctx context.Context, q string) ([]float32, error)
+	Q        search.Querier
+	Embed    func(ctx context.Context, q string) ([]float32, error)
+	Expander *expand.Expander
 }
 
 // Keyword runs search.Keyword.
@@ -41,7 +46,21 @@ func (d DB) Hybrid(ctx context.Context, q string, o search.Options, t search.Tun
 			qvec = v
 		}
 	}
-	return search.Hybrid(ctx, d.Q, q, qvec, o, t)
+	var embed expand.Embedder
+	if qvec != nil {
+		embed = func(ctx context.Context, texts []string) ([][]float32, error) {
+			out := make([][]float32, len(texts))
+			for i, x := range texts {
+				v, err := d.Embed(ctx, x)
+				if err != nil {
+					return nil, err
+				}
+				out[i] = v
+			}
+			return out, nil
+		}
+	}
+	return expand.Search(ctx, d.Q, d.Expander, q, qvec, embed, o, t)
 }
 
 // Row outcomes.
@@ -70,6 +89,12 @@ type Result struct {
 	CurrentLatencyMS  float64  `json:"current_latency_ms"`
 	LatencyDeltaMS    float64  `json:"latency_delta_ms"`
 	Over2xLatency     bool     `json:"over_2x_latency"`
+	// ExpansionApplied is whether this replay fused variants (the captured
+	// row's is CapturedExpansionApplied); ExpansionNote says why not, when
+	// expansion was asked for.
+	CapturedExpansionApplied bool   `json:"captured_expansion_applied"`
+	ExpansionApplied         bool   `json:"expansion_applied"`
+	ExpansionNote            string `json:"expansion_note,omitempty"`
 }
 
 // Summary is the stable headline of a replay.
@@ -176,7 +201,7 @@ func replayRow(ctx context.Context, s Searcher, row baseline.Row) Result {
 	res := Result{
 		ID: row.ID, Line: row.Line, ToolName: row.ToolName, Query: row.Query,
 		CapturedSlugs: captured, CapturedCount: len(captured), CurrentSlugs: []string{},
-		CapturedLatencyMS: row.LatencyMS,
+		CapturedLatencyMS: row.LatencyMS, CapturedExpansionApplied: row.ExpansionApplied,
 	}
 	if strings.TrimSpace(row.Query) == "" {
 		res.Status, res.Reason = Skipped, "empty query"
@@ -214,6 +239,10 @@ func replayRow(ctx context.Context, s Searcher, row baseline.Row) Result {
 		res.CurrentSlugs = append(res.CurrentSlugs, r.Slug)
 	}
 	res.CurrentSlugs = dedup(res.CurrentSlugs)
+	res.ExpansionApplied = resp.Meta.ExpansionApplied
+	if x := resp.Meta.Expansion; x != nil {
+		res.ExpansionNote = x.Note
+	}
 	res.CurrentCount = len(res.CurrentSlugs)
 	j := eval.Jaccard(captured, res.CurrentSlugs)
 	top1 := first(captured) == first(res.CurrentSlugs)

@@ -39,6 +39,9 @@ type Tuning struct {
 	// vector arm only when the keyword arm found fewer pages than asked.
 	VectorFillOnly *bool
 	PerPage        int // chunks per page, default 1
+	// VariantWeight is an expanded search's weight of each variant's list
+	// (brain.search_expanded's variant_weight, default 0.5, in (0, 1)).
+	VariantWeight *float64
 }
 
 // CheckQuery refuses text PostgreSQL cannot store or that is too long to be a
@@ -93,6 +96,59 @@ func Hybrid(ctx context.Context, db Querier, q string, qvec []float32, o Options
 	return r, nil
 }
 
+// Expanded runs brain.search_expanded: Hybrid over q and its variants
+// (rephrasings from package expand), fused with q weighted highest.
+// variantVecs, when not nil, holds one query vector per variant (nil entries
+// allowed) from a client-side embedder. Meta.ExpansionApplied is what the
+// SQL function reports: true only when a variant survived its cleaning and
+// was searched.
+func Expanded(ctx context.Context, db Querier, q string, qvec []float32, variants []string, variantVecs [][]float32, o Options, t Tuning) (*Response, error) {
+	switch o.Detail {
+	case "", DetailLow, DetailMedium, DetailHigh:
+	default:
+		return nil, fmt.Errorf("%w: detail %q is not one of low, medium, high", ErrBadQuery, o.Detail)
+	}
+	for _, v := range variants {
+		if err := CheckQuery(v); err != nil {
+			return nil, fmt.Errorf("expansion variant %q: %w", abbreviate(v), err)
+		}
+	}
+	if variants == nil {
+		variants = []string{}
+	}
+	var vecs []*string
+	if variantVecs != nil {
+		if len(variantVecs) != len(variants) {
+			return nil, fmt.Errorf("expanded search: %d variant vectors for %d variants", len(variantVecs), len(variants))
+		}
+		vecs = make([]*string, len(variantVecs))
+		for i, v := range variantVecs {
+			if v != nil {
+				s := vectorText(v)
+				vecs[i] = &s
+			}
+		}
+	}
+	r, err := runSQL(ctx, db, expandedSQL, q, qvec, true, o.Detail, o, t, variants, vecs, t.VariantWeight)
+	if err != nil {
+		return nil, err
+	}
+	r.Meta.Tool = "query"
+	expand := o.Expand
+	r.Meta.ExpandEnabled = &expand
+	if o.Detail != "" {
+		d := o.Detail
+		r.Meta.Detail = &d
+	}
+	return r, nil
+}
+
+// expandedSQL is searchSQL over brain.search_expanded.
+const expandedSQL = `
+SELECT s.slug, s.source_id, s.page_id, s.chunk_id, s.chunk_index, s.chunk_source, s.title, s.type,
+       s.score, s.keyword_rank, s.vector_rank, s.snippet, s.meta
+FROM brain.search_expanded($1, $14::text[], $2::text::vector, $15::text[]::vector[], $3, nullif($4, ''), $5, $6, $7, $8, $9, $10, NOT $11, $12, $13, $16) s`
+
 // searchSQL calls the one search entry point; detail resolution, the
 // query embedding on a 'local' brain, whether the vector arm ran and what
 // the parser did all come back in its meta column, so this client cannot
@@ -111,9 +167,17 @@ type sqlMeta struct {
 	Parser         map[string]any `json:"parser"`
 	KeywordScan    map[string]any `json:"keyword_scan"`
 	VectorIndex    string         `json:"vector_index"`
+	// Set by brain.search_expanded only.
+	ExpansionApplied bool `json:"expansion_applied"`
 }
 
 func run(ctx context.Context, db Querier, q string, qvec []float32, useVector bool, detail string, o Options, t Tuning) (*Response, error) {
+	return runSQL(ctx, db, searchSQL, q, qvec, useVector, detail, o, t)
+}
+
+// runSQL runs searchSQL or expandedSQL; extra are the latter's variant
+// arguments ($14 to $16).
+func runSQL(ctx context.Context, db Querier, sql, q string, qvec []float32, useVector bool, detail string, o Options, t Tuning, extra ...any) (*Response, error) {
 	if err := CheckQuery(q); err != nil {
 		return nil, err
 	}
@@ -136,8 +200,9 @@ func run(ctx context.Context, db Querier, q string, qvec []float32, useVector bo
 		perPage = 1
 	}
 	start := time.Now()
-	rows, err := db.Query(ctx, searchSQL, q, vec, lim, detail, sources, perPage,
-		t.KeywordWeight, t.VectorWeight, t.RRFK, t.TypeShare, o.NoSnippets, useVector, t.VectorFillOnly)
+	args := append([]any{q, vec, lim, detail, sources, perPage,
+		t.KeywordWeight, t.VectorWeight, t.RRFK, t.TypeShare, o.NoSnippets, useVector, t.VectorFillOnly}, extra...)
+	rows, err := db.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("searching for %q: %w", abbreviate(q), err)
 	}
@@ -179,6 +244,7 @@ func run(ctx context.Context, db Querier, q string, qvec []float32, useVector bo
 	resp.Meta.Parser = m.Parser
 	resp.Meta.KeywordScan = m.KeywordScan
 	resp.Meta.VectorIndex = m.VectorIndex
+	resp.Meta.ExpansionApplied = m.ExpansionApplied
 	return resp, nil
 }
 

@@ -18,8 +18,9 @@ type Options struct {
 	Limit     int      // default 10, clamped to 1..MaxLimit
 	Detail    string   // "", low, medium, high ("" lets brain.detect_detail decide)
 	SourceIDs []string // restrict to these sources (nil: all)
-	// Expand requests query expansion; recorded for capture (no expansion
-	// provider is built in, so ExpansionApplied stays false).
+	// Expand records that the caller asked for query expansion (captured
+	// as expand_enabled). Hybrid itself never expands: package expand asks
+	// the model and calls Expanded with the variants.
 	Expand bool
 	// NoSnippets leaves Result.Snippet empty, for callers that only rank
 	// (LongMemEval runs): highlighting is a good part of a small brain's
@@ -52,12 +53,16 @@ type Meta struct {
 	// VectorIndex is brain.vector_index_status(): anything but "ready" or
 	// "exact" means the vector arm was skipped (vector_enabled false) while
 	// the index is suspended for a bulk import, rebuilt, or lost to a crash.
-	VectorIndex      string  `json:"vector_index"`
-	Detail           *string `json:"detail"`          // what the caller asked for
-	DetailResolved   *string `json:"detail_resolved"` // what was used
-	ExpandEnabled    *bool   `json:"expand_enabled"`  // nil for search
-	ExpansionApplied bool    `json:"expansion_applied"`
-	LatencyMS        float64 `json:"latency_ms"`
+	VectorIndex    string  `json:"vector_index"`
+	Detail         *string `json:"detail"`          // what the caller asked for
+	DetailResolved *string `json:"detail_resolved"` // what was used
+	ExpandEnabled  *bool   `json:"expand_enabled"`  // nil for search
+	// ExpansionApplied is true only when variants were searched and fused.
+	ExpansionApplied bool `json:"expansion_applied"`
+	// Expansion says how an asked-for expansion went (nil when none was
+	// asked for).
+	Expansion *Expansion `json:"expansion,omitempty"`
+	LatencyMS float64    `json:"latency_ms"`
 	// VectorRan says whether the vector arm ran; VectorEnabled only says it
 	// could. VectorSkipped says why it did not run (weight_zero, no_index,
 	// no_terms, no_vector, keyword_filled), nil when it ran.
@@ -77,4 +82,17 @@ type Response struct {
 	Query   string   `json:"query"`
 	Results []Result `json:"results"`
 	Meta    Meta     `json:"meta"`
+}
+
+// Expansion is the account of one query expansion.
+type Expansion struct {
+	// Variants are the rephrasings searched beside the query (empty when
+	// none were).
+	Variants []string `json:"variants"`
+	Model    string   `json:"model,omitempty"`
+	// Cached: the variants came from brain.query_expansions, not a model call.
+	Cached bool `json:"cached"`
+	// Note says why no variant was used (the model failed, answered
+	// nothing usable, or none is configured); empty when variants were used.
+	Note string `json:"note,omitempty"`
 }

@@ -19,7 +19,9 @@ import (
 
 	"github.com/pgbrain/pgbrain/client/baseline"
 	"github.com/pgbrain/pgbrain/client/brain"
+	"github.com/pgbrain/pgbrain/client/budget"
 	"github.com/pgbrain/pgbrain/client/eval"
+	"github.com/pgbrain/pgbrain/client/expand"
 	"github.com/pgbrain/pgbrain/client/longmemeval"
 	"github.com/pgbrain/pgbrain/client/openai"
 	"github.com/pgbrain/pgbrain/client/progress"
@@ -119,6 +121,26 @@ func searcherFor(b *brain.Brain) (replay.DB, error) {
 	return d, nil
 }
 
+// replayExpansion gives s an expander when any of rows was captured with
+// expand_enabled, so those rows replay expanded: from the brain's expansion
+// cache, else by the configured chat model. The meter is nil when no row
+// asks for expansion.
+func replayExpansion(c *cli.Context, b *brain.Brain, s *replay.DB, rows []baseline.Row, cmd string) (*budget.Meter, error) {
+	for _, r := range rows {
+		if r.ExpandEnabled != nil && *r.ExpandEnabled {
+			meter, err := newMeter(c)
+			if err != nil {
+				return nil, err
+			}
+			if s.Expander, err = newExpander(b.Pool, meter, expand.DefaultVariants); err != nil {
+				return nil, usageError("%s: expanding the rows captured with expand_enabled: %v", cmd, err)
+			}
+			return meter, nil
+		}
+	}
+	return nil, nil
+}
+
 // progressLine prints "...N/TOTAL" on stderr about every 25 rows, only on a
 // terminal and never with --json.
 func progressLine(c *cli.Context, enabled bool) func(done, total int) {
@@ -173,6 +195,10 @@ func evalReplayCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			meter, err := replayExpansion(c, b, &s, replay.Select(f.Rows, c.Int("limit")), "eval replay")
+			if err != nil {
+				return err
+			}
 			asJSON := c.Bool("json")
 			prog := progressLine(c, !asJSON)
 			if prog != nil {
@@ -186,12 +212,14 @@ func evalReplayCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			reportUsage(c.App.ErrWriter, meter)
 			if asJSON {
 				out := struct {
 					SchemaVersion int             `json:"schema_version"`
 					Summary       replay.Summary  `json:"summary"`
 					Results       []replay.Result `json:"results,omitempty"`
-				}{SchemaVersion: 1, Summary: rep.Summary}
+					Usage         *budget.Summary `json:"usage,omitempty"`
+				}{SchemaVersion: 1, Summary: rep.Summary, Usage: usageOf(meter)}
 				if c.Bool("verbose") {
 					out.Results = rep.Results
 					if out.Results == nil {
@@ -361,10 +389,15 @@ func evalGate(c *cli.Context) error {
 	asJSON := c.Bool("json")
 	var reg *eval.RegressionGate
 	if base != nil {
+		meter, err := replayExpansion(c, b, &s, base.Rows, "eval gate")
+		if err != nil {
+			return err
+		}
 		rep, err := replay.Run(c.Context, s, base.Rows, replay.Options{Progress: progressLine(c, !asJSON)})
 		if err != nil {
 			return err
 		}
+		reportUsage(c.App.ErrWriter, meter)
 		g := eval.EvaluateRegression(eval.RegressionInput{
 			Baseline: basePath, RowsTotal: rep.Summary.RowsTotal, RowsReplayed: rep.Summary.RowsReplayed,
 			RowsErrored: rep.Summary.RowsErrored, MeanJaccard: rep.Summary.MeanJaccard, Top1Rate: rep.Summary.Top1StabilityRate,
@@ -531,6 +564,11 @@ func evalLongMemEvalCommand() *cli.Command {
 			&cli.StringFlag{Name: "resume-from", Usage: "skip questions already in this earlier output (may be the --output file)"},
 			&cli.BoolFlag{Name: "by-type", Usage: "end with a by_type_summary line of recall per question_type"},
 			&cli.Float64Flag{Name: "by-type-floor", Usage: "exit 1 when any question_type's recall_any rate is below F (implies --by-type)"},
+			&cli.BoolFlag{Name: "expansion", Usage: "query expansion: the chat model proposes rephrasings of each question, searched and fused with it (cached in the brain; off by default, see docs/retrieval.md)"},
+			&cli.IntFlag{Name: "variants", Value: expand.DefaultVariants, Usage: fmt.Sprintf("with --expansion, how many rephrasings to search (1-%d)", expand.AskVariants)},
+			&cli.BoolFlag{Name: "judge", Usage: "grade each hypothesis with a judge model by LongMemEval's per-type rules: rows gain judged_correct, the summary accuracy per type"},
+			&cli.StringFlag{Name: "model", Usage: "the chat model that answers (and expands), instead of PGBRAIN_CHAT_MODEL"},
+			&cli.StringFlag{Name: "judge-model", Usage: "the judge model, instead of " + envJudgeModel + " (default: the answering model)"},
 		},
 		Action: evalLongMemEval,
 	}
@@ -560,21 +598,70 @@ func evalLongMemEval(c *cli.Context) (err error) {
 	if n := c.Int("answer-workers"); n < 1 || n > 64 {
 		return usageError("eval longmemeval: --answer-workers %d is out of range; use 1 to 64", n)
 	}
-	// Answers come from a chat model named by the environment; without one,
-	// only --retrieval-only can run, and the run stops before it starts.
-	var model longmemeval.Model
-	if !c.Bool("retrieval-only") {
-		cfg, err := openai.ChatFromEnv()
+	if n := c.Int("variants"); n < 1 || n > expand.AskVariants {
+		return usageError("eval longmemeval: --variants %d is out of range; use 1 to %d", n, expand.AskVariants)
+	}
+	if c.Bool("judge") && c.Bool("retrieval-only") {
+		return usageError("eval longmemeval: --judge grades hypotheses, which --retrieval-only does not write; drop one")
+	}
+	if c.Bool("expansion") && c.Bool("keyword-only") {
+		return usageError("eval longmemeval: --expansion fuses hybrid searches; drop --keyword-only")
+	}
+	if c.Bool("expansion") && lmeMethod(c) != longmemeval.MethodHybrid {
+		return usageError("eval longmemeval: --expansion fuses the brain's hybrid searches; use it with --method hybrid (the default with --expansion), not --method %s", c.String("method"))
+	}
+	// Answers (and expansions, and judgements) come from chat models named
+	// by the environment and the flags; without one, only --retrieval-only
+	// can run, and the run stops before it starts. Every call is metered.
+	meter, err := newMeter(c)
+	if err != nil {
+		return err
+	}
+	var model, judgeModel longmemeval.Model
+	var expander *expand.Expander
+	if !c.Bool("retrieval-only") || c.Bool("expansion") {
+		cfg, err := chatConfig(c.String("model"))
 		if errors.Is(err, openai.ErrNoChatModel) {
-			return usageError("eval longmemeval: writing answers needs a chat model: %v; or pass --retrieval-only to measure recall alone", err)
+			return usageError("eval longmemeval: writing answers (or expanding questions) needs a chat model: %v; or pass --retrieval-only to measure recall alone", err)
 		}
 		if err != nil {
 			return usageError("eval longmemeval: %v", err)
 		}
-		if model, err = openai.NewChat(cfg); err != nil {
+		chat, err := openai.NewChat(cfg)
+		if err != nil {
 			return usageError("eval longmemeval: %v", err)
 		}
+		if !c.Bool("retrieval-only") {
+			model = meter.Wrap(chat)
+		}
+		if c.Bool("judge") {
+			jcfg := cfg
+			if m := judgeModelName(c); m != "" {
+				jcfg.Model = m
+			}
+			jchat, err := openai.NewChat(jcfg)
+			if err != nil {
+				return usageError("eval longmemeval: the judge model: %v", err)
+			}
+			judgeModel = meter.Wrap(jchat)
+		}
+		if c.Bool("expansion") {
+			ecfg := cfg
+			ecfg.Patience = expansionPatience
+			echat, err := openai.NewChat(ecfg)
+			if err != nil {
+				return usageError("eval longmemeval: %v", err)
+			}
+			// The cache is the user's brain's, so a rerun asks nothing.
+			cacheBrain, err := openBrain(c)
+			if err != nil {
+				return err
+			}
+			defer cacheBrain.Close()
+			expander = &expand.Expander{DB: cacheBrain.Pool, Model: meter.Wrap(echat), Variants: c.Int("variants"), Hits: meter}
+		}
 	}
+	defer reportUsage(c.App.ErrWriter, meter)
 	dataset := c.Args().First()
 	// The public files are large (LongMemEval_S is 265 MB, LongMemEval_M
 	// 2.7 GB) and checked whole before the run starts, which takes seconds,
@@ -600,7 +687,7 @@ func evalLongMemEval(c *cli.Context) (err error) {
 			return err
 		}
 	}
-	st, err := openLongMemEvalScratch(c)
+	st, err := openLongMemEvalScratch(c, expander)
 	if err != nil {
 		return err
 	}
@@ -649,8 +736,14 @@ func evalLongMemEval(c *cli.Context) (err error) {
 	}
 	sum, err := longmemeval.Run(c.Context, st, qs, prior, w, longmemeval.Options{
 		Limit: c.Int("limit"), TopK: c.Int("top-k"), RetrievalOnly: c.Bool("retrieval-only"),
-		Model: model, ContextChars: c.Int("context-chars"), AnswerWorkers: c.Int("answer-workers"),
+		Model: model, Judge: judgeModel, ContextChars: c.Int("context-chars"), AnswerWorkers: c.Int("answer-workers"),
 		ByType: c.Bool("by-type") || floorSet, Progress: progressLine(c, true),
+		Usage: func() any {
+			if u := meter.Summary(); u.Calls > 0 || u.CacheHits > 0 {
+				return u
+			}
+			return nil
+		},
 	})
 	if err != nil {
 		return err
@@ -675,7 +768,7 @@ func evalLongMemEval(c *cli.Context) (err error) {
 // openLongMemEvalScratch creates the run's scratch database on the brain's
 // server with the brain's embedder settings. The brain itself is only read
 // (its brain.config) and closed before the run starts.
-func openLongMemEvalScratch(c *cli.Context) (*longmemeval.Scratch, error) {
+func openLongMemEvalScratch(c *cli.Context, ex *expand.Expander) (*longmemeval.Scratch, error) {
 	u, _, err := databaseURL(c)
 	if err != nil {
 		return nil, err
@@ -685,13 +778,23 @@ func openLongMemEvalScratch(c *cli.Context) (*longmemeval.Scratch, error) {
 		return nil, err
 	}
 	defer b.Close()
-	o := longmemeval.ScratchOptions{Settings: b.Settings, KeywordOnly: c.Bool("keyword-only"), Method: c.String("method")}
+	o := longmemeval.ScratchOptions{Settings: b.Settings, KeywordOnly: c.Bool("keyword-only"), Method: lmeMethod(c), Expander: ex}
 	if !o.KeywordOnly && o.Method == longmemeval.MethodHybrid {
 		if o.Embedder, err = clientEmbedder(b); err != nil {
 			return nil, err
 		}
 	}
 	return longmemeval.NewScratch(c.Context, u, o)
+}
+
+// lmeMethod is the session retrieval method: --method, except that
+// --expansion, which fuses the brain's own hybrid searches, implies hybrid
+// when no method was named.
+func lmeMethod(c *cli.Context) string {
+	if c.Bool("expansion") && !c.IsSet("method") {
+		return longmemeval.MethodHybrid
+	}
+	return c.String("method")
 }
 
 func sameFile(a, b string) bool {
@@ -725,4 +828,16 @@ func rewriteRows(path string, rows []longmemeval.Row) error {
 		return fmt.Errorf("rewriting %s: %w", path, err)
 	}
 	return nil
+}
+
+// envJudgeModel names the judge model of eval longmemeval --judge.
+const envJudgeModel = "PGBRAIN_JUDGE_MODEL"
+
+// judgeModelName is --judge-model, else PGBRAIN_JUDGE_MODEL; empty means
+// the answering model judges.
+func judgeModelName(c *cli.Context) string {
+	if m := strings.TrimSpace(c.String("judge-model")); m != "" {
+		return m
+	}
+	return strings.TrimSpace(os.Getenv(envJudgeModel))
 }

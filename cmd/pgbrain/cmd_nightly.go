@@ -182,7 +182,7 @@ func evalNightly(c *cli.Context) error {
 // nightlyAnswers runs LongMemEval on the fixture's first limit questions
 // in a scratch database and returns the rows.
 func nightlyAnswers(c *cli.Context, qs longmemeval.Questions, model longmemeval.Model, limit int) (rows []longmemeval.Row, err error) {
-	st, err := openLongMemEvalScratch(c)
+	st, err := openLongMemEvalScratch(c, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pgbrain/pgbrain/client/budget"
 	"github.com/pgbrain/pgbrain/client/capture"
+	"github.com/pgbrain/pgbrain/client/expand"
 	"github.com/pgbrain/pgbrain/client/scrub"
 	"github.com/pgbrain/pgbrain/client/search"
 )
@@ -23,7 +25,9 @@ func searchFlags(withDetail bool) []cli.Flag {
 		&cli.BoolFlag{Name: "json", Usage: "print every result field and meta as JSON"},
 	}
 	if withDetail {
-		fs = append(fs, &cli.StringFlag{Name: "detail", Usage: "low (compiled truth only), medium (with source boosts) or high (everything, no boost); default: detected from the query"})
+		fs = append(fs, &cli.StringFlag{Name: "detail", Usage: "low (compiled truth only), medium (with source boosts) or high (everything, no boost); default: detected from the query"},
+			&cli.BoolFlag{Name: "expand", Usage: "query expansion: the chat model (PGBRAIN_CHAT_*) proposes rephrasings, searched and fused with the query; cached in the brain"},
+			&cli.IntFlag{Name: "variants", Value: expand.DefaultVariants, Usage: fmt.Sprintf("with --expand, how many rephrasings to search (1-%d)", expand.AskVariants)})
 	}
 	return fs
 }
@@ -73,6 +77,10 @@ func queryCommand() *cli.Command {
 			default:
 				return usageError("query: --detail %q is not one of low, medium, high", o.Detail)
 			}
+			o.Expand = c.Bool("expand")
+			if n := c.Int("variants"); n < 1 || n > expand.AskVariants {
+				return usageError("query: --variants %d is out of range; use 1 to %d", n, expand.AskVariants)
+			}
 			b, err := openBrain(c)
 			if err != nil {
 				return err
@@ -96,13 +104,33 @@ func queryCommand() *cli.Command {
 					qvec = vs[0]
 				}
 			}
-			r, err := search.Hybrid(c.Context, b.Pool, q, qvec, o, search.Tuning{})
+			var ex *expand.Expander
+			var meter *budget.Meter
+			if o.Expand {
+				if meter, err = newMeter(c); err != nil {
+					return err
+				}
+				if ex, err = newExpander(b.Pool, meter, c.Int("variants")); err != nil {
+					return usageError("query: --expand: %v", err)
+				}
+			}
+			r, err := expand.Search(c.Context, b.Pool, ex, q, qvec, variantEmbedder(emb, b), o, search.Tuning{})
 			if err != nil {
 				return err
 			}
 			rec.Record(c.Context, r, capture.Caller{})
 			if r.Meta.VectorIndex != "ready" {
 				fmt.Fprintf(c.App.ErrWriter, "pgbrain: note: the vector index is %s: searched by keyword only (see 'pgbrain doctor')\n", r.Meta.VectorIndex)
+			}
+			if x := r.Meta.Expansion; x != nil && x.Note != "" {
+				fmt.Fprintf(c.App.ErrWriter, "pgbrain: note: %s\n", x.Note)
+			}
+			reportUsage(c.App.ErrWriter, meter)
+			if c.Bool("json") && meter != nil {
+				return json.NewEncoder(c.App.Writer).Encode(struct {
+					*search.Response
+					Usage *budget.Summary `json:"usage"`
+				}{r, usageOf(meter)})
 			}
 			return printResponse(c.App.Writer, r, c.Bool("json"))
 		},

@@ -13,8 +13,10 @@ import (
 
 	"github.com/pgbrain/pgbrain/client/audit"
 	"github.com/pgbrain/pgbrain/client/brain"
+	"github.com/pgbrain/pgbrain/client/budget"
 	"github.com/pgbrain/pgbrain/client/capture"
 	"github.com/pgbrain/pgbrain/client/events"
+	"github.com/pgbrain/pgbrain/client/expand"
 	"github.com/pgbrain/pgbrain/client/mcpserver"
 	"github.com/pgbrain/pgbrain/client/refusal"
 	"github.com/pgbrain/pgbrain/client/scrub"
@@ -136,6 +138,20 @@ func runServe(c *cli.Context) error {
 	if tracer != nil {
 		cfg.Spans = tracer
 	}
+	// The query tool's expand argument uses the chat model of the
+	// environment (or, without one, cached expansions only); its usage is
+	// reported when the server stops.
+	meter, err := newMeter(c)
+	if err != nil {
+		// A broken price table must not stop the server: it only prices.
+		fmt.Fprintf(stderr, "pgbrain: serve: model usage will be priced with the default table: %v\n", err)
+		meter = budget.NewMeter(nil)
+	}
+	if cfg.Expander, err = newExpander(b.Pool, meter, expand.DefaultVariants); err != nil {
+		fmt.Fprintf(stderr, "pgbrain: serve: query expansion will use cached expansions only: %v\n", err)
+		cfg.Expander = &expand.Expander{DB: b.Pool, ModelName: chatModelName(), Hits: meter}
+	}
+	defer reportUsage(stderr, meter)
 	srv, err := mcpserver.New(cfg)
 	if err != nil {
 		return err
