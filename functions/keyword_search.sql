@@ -37,7 +37,8 @@
 -- * Order is score DESC, chunk id ASC. lim is clamped to 1..1000.
 -- keyword_scan returns the ranked rows and then one last row with
 -- chunk_id NULL whose meta column describes the scan: {candidates, rounds,
--- terms_scanned, terms_total, exact, phrases_dropped, parser} (parser is
+-- terms_scanned, terms_total, exact, phrases_dropped, title_scored (how
+-- many chunks the title terms were computed for), parser} (parser is
 -- brain.parse_query's info, so callers need not parse again).
 CREATE OR REPLACE FUNCTION brain.keyword_scan(
 	q text,
@@ -62,6 +63,7 @@ DECLARE
 	title_cov float8 := greatest(brain.search_setting('title_coverage'), 0);
 	depth int := greatest(brain.search_setting('title_depth')::int, 0);
 	stricts float8[] := '{}';
+	title_n int := 0;
 	only_compiled boolean := coalesce(compiled_only, false);
 	n_docs float8;
 	avgdl float8;
@@ -200,6 +202,7 @@ BEGIN
 			ELSE (s.sc + title_w * t.affinity * s.st) * (1 + title_cov * t.explained) END)
 		INTO ids, scores
 		FROM s LEFT JOIN t ON t.id = s.id;
+		title_n := least(cardinality(ids), greatest(depth, lim));
 	END IF;
 
 	RETURN QUERY
@@ -211,7 +214,7 @@ BEGIN
 	RETURN QUERY SELECT NULL::bigint, NULL::bigint, NULL::float8, NULL::int,
 		jsonb_build_object('candidates', cardinality(ids), 'rounds', rounds, 'terms_scanned', taken,
 			'terms_total', n_terms, 'exact', exact OR exhaustive, 'phrases_dropped', phrases_dropped,
-			'parser', p.info);
+			'title_scored', title_n, 'parser', p.info);
 END
 $fn$;
 

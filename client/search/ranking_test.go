@@ -112,6 +112,23 @@ func TestRankingSignals(t *testing.T) {
 		}
 		setSetting(t, db, s, "0")
 	}
+	// meta says whether the title terms ran, and for how many chunks.
+	titleScored := func() (n, candidates int) {
+		t.Helper()
+		if err := db.QueryRow(ctx(t), `SELECT (meta->>'title_scored')::int, (meta->>'candidates')::int
+			FROM brain.keyword_scan($1, 10) WHERE chunk_id IS NULL`, q).Scan(&n, &candidates); err != nil {
+			t.Fatalf("keyword_scan meta for %q: %v", q, err)
+		}
+		return n, candidates
+	}
+	if n, _ := titleScored(); n != 0 {
+		t.Errorf("title settings 0: meta title_scored = %d, want 0", n)
+	}
+	setSetting(t, db, "title_coverage", "0.3")
+	setSetting(t, db, "title_depth", "1")
+	if n, c := titleScored(); c < 2 || n != c {
+		t.Errorf("title_depth 1, lim 10, %d candidates: meta title_scored = %d, want all of them (at least lim)", c, n)
+	}
 	if _, err := db.Exec(ctx(t), `DELETE FROM brain.config WHERE key LIKE 'search.%'`); err != nil {
 		t.Fatal(err)
 	}
