@@ -64,6 +64,7 @@ DECLARE
 	depth int := greatest(brain.search_setting('title_depth')::int, 0);
 	stricts float8[] := '{}';
 	title_n int := 0;
+	title_on boolean;
 	only_compiled boolean := coalesce(compiled_only, false);
 	n_docs float8;
 	avgdl float8;
@@ -194,23 +195,29 @@ BEGIN
 	-- Title terms for the best title_depth (at least lim) chunks: scores
 	-- only grow, so those stay above the rest and the top lim come from
 	-- them. (Computing them for every candidate doubled the arm's time.)
-	IF (title_w > 0 OR title_cov > 0) AND cardinality(ids) > 0 THEN
-		WITH s AS (SELECT * FROM unnest(ids, scores, stricts) AS s (id, sc, st)),
-		top AS (SELECT s.id FROM s ORDER BY s.sc DESC, s.id LIMIT greatest(depth, lim)),
-		t AS (SELECT * FROM brain.title_scores(ARRAY(SELECT top.id FROM top), lex, idfs))
-		SELECT array_agg(s.id), array_agg(CASE WHEN t.id IS NULL THEN s.sc
-			ELSE (s.sc + title_w * t.affinity * s.st) * (1 + title_cov * t.explained) END)
-		INTO ids, scores
-		FROM s LEFT JOIN t ON t.id = s.id;
+	title_on := (title_w > 0 OR title_cov > 0) AND cardinality(ids) > 0;
+	IF title_on THEN
 		title_n := least(cardinality(ids), greatest(depth, lim));
 	END IF;
-
 	RETURN QUERY
-	SELECT s.id, c.page_id, s.sc, (row_number() OVER (ORDER BY s.sc DESC, s.id))::int, NULL::jsonb
-	FROM unnest(ids, scores) AS s (id, sc)
-	JOIN brain.chunks c ON c.id = s.id
-	ORDER BY s.sc DESC, s.id
-	LIMIT lim;
+	WITH top AS (
+		SELECT s.id, s.sc, s.st FROM unnest(ids, scores, stricts) AS s (id, sc, st)
+		ORDER BY s.sc DESC, s.id
+		LIMIT CASE WHEN title_on THEN greatest(depth, lim) ELSE lim END),
+	t AS (
+		SELECT ts.id, ts.affinity, ts.explained
+		FROM brain.title_scores(ARRAY(SELECT top.id FROM top), lex, idfs) ts
+		WHERE title_on),
+	f AS (
+		SELECT top.id, CASE WHEN t.id IS NULL THEN top.sc
+			ELSE (top.sc + title_w * t.affinity * top.st) * (1 + title_cov * t.explained) END AS sc
+		FROM top LEFT JOIN t ON t.id = top.id
+		ORDER BY 2 DESC, 1
+		LIMIT lim)
+	SELECT f.id, c.page_id, f.sc, (row_number() OVER (ORDER BY f.sc DESC, f.id))::int, NULL::jsonb
+	FROM f
+	JOIN brain.chunks c ON c.id = f.id
+	ORDER BY f.sc DESC, f.id;
 	RETURN QUERY SELECT NULL::bigint, NULL::bigint, NULL::float8, NULL::int,
 		jsonb_build_object('candidates', cardinality(ids), 'rounds', rounds, 'terms_scanned', taken,
 			'terms_total', n_terms, 'exact', exact OR exhaustive, 'phrases_dropped', phrases_dropped,
