@@ -6,12 +6,16 @@
 -- * The query is read by brain.parse_query: a bag of words; quoted phrases
 --   and -negations are required of every result; nothing raises on raw
 --   input; a query without indexable positive words returns no rows.
--- * Every query term counts: score = Σ_t idf(t) · tf'(t)(k1 + 1) /
+-- * Every query term counts: BM25 = Σ_t idf(t) · tf'(t)(k1 + 1) /
 --   (tf'(t) + k1(1 − b + b·doc_len/avgdl)) over all of the query's terms
---   (k1, b, field weights from brain.search_setting), times
---   (1 + strict_bonus) when the chunk matches the whole strict query (all
---   word groups). The bonus is small, so a chunk matching nearly all terms
---   is never buried under weaker chunks matching all of them.
+--   (k1, b, field weights from brain.search_setting); score =
+--   (BM25 · (1 + coverage_weight · coverage²) + title_affinity · affinity)
+--   · (1 + title_coverage · explained) (brain.bm25_scores: coverage is the
+--   share of the query's idf the chunk holds, affinity and explained are
+--   brain.title_match of the page title), times (1 + strict_bonus) when
+--   the chunk matches the whole strict query (all word groups). The bonus
+--   is small, so a chunk matching nearly all terms is never buried under
+--   weaker chunks matching all of them.
 -- * Candidates (bounded cost, measured against exhaustive BM25 in
 --   docs/retrieval.md): every chunk holding one of the query's rarest terms
 --   (document frequencies summing to at most keyword_candidates; a single
@@ -19,8 +23,10 @@
 --   keyword_candidates chunks matching all word groups but at most one,
 --   groups no chunk holds not counted (so a chunk whose words are all
 --   common is not lost). MaxScore bound:
---   a chunk holding none of the rare terms scores at most the sum of the
---   other terms' bounds idf·(k1 + 1)·(1 + strict_bonus); when that is below
+--   a chunk holding none of the rare terms scores at most
+--   (Σ_other terms idf·(k1 + 1)·(1 + coverage_weight) + title_affinity ·
+--   Σ_all terms idf)·(1 + title_coverage)·(1 + strict_bonus) (a title word
+--   may contain any term); when that is below
 --   the lim-th score, the top lim equal exhaustive BM25's (meta exact =
 --   true). Otherwise, while fewer than keyword_candidates_max (default 0:
 --   off) chunks are scored, the next rarest term's chunks are added and the
@@ -31,7 +37,8 @@
 -- * Order is score DESC, chunk id ASC. lim is clamped to 1..1000.
 -- keyword_scan returns the ranked rows and then one last row with
 -- chunk_id NULL whose meta column describes the scan: {candidates, rounds,
--- terms_scanned, terms_total, exact, phrases_dropped, parser} (parser is
+-- terms_scanned, terms_total, exact, phrases_dropped, title_scored (how
+-- many chunks the title terms were computed for), parser} (parser is
 -- brain.parse_query's info, so callers need not parse again).
 CREATE OR REPLACE FUNCTION brain.keyword_scan(
 	q text,
@@ -51,6 +58,13 @@ DECLARE
 	b float8 := brain.search_setting('bm25_b');
 	w_a float8 := brain.search_setting('title_weight');
 	w_c float8 := brain.search_setting('timeline_weight');
+	cover float8 := greatest(brain.search_setting('coverage_weight'), 0);
+	title_w float8 := greatest(brain.search_setting('title_affinity'), 0);
+	title_cov float8 := greatest(brain.search_setting('title_coverage'), 0);
+	depth int := greatest(brain.search_setting('title_depth')::int, 0);
+	stricts float8[] := '{}';
+	title_n int := 0;
+	title_on boolean;
 	only_compiled boolean := coalesce(compiled_only, false);
 	n_docs float8;
 	avgdl float8;
@@ -132,15 +146,21 @@ BEGIN
 		rounds := 1;
 		ids := '{}';
 		scores := '{}';
+		stricts := '{}';
 		LOOP
 			IF cardinality(found) > 0 THEN
-				SELECT ids || array_agg(s.id), scores || array_agg(s.sc) INTO ids, scores
-				FROM brain.bm25_scores(found, lex, idfs, p.strict_q, k1, b, w_a, w_c, avgdl, bonus) s;
+				SELECT ids || array_agg(s.id), scores || array_agg(s.sc), stricts || array_agg(s.strict)
+				INTO ids, scores, stricts
+				FROM brain.bm25_scores(found, lex, idfs, p.strict_q, k1, b, w_a, w_c, avgdl, bonus, cover) s;
 			END IF;
 			EXIT WHEN taken >= n_terms OR exhaustive;
 			SELECT x INTO theta FROM unnest(scores) x ORDER BY x DESC OFFSET lim - 1 LIMIT 1;
-			SELECT coalesce(sum(u), 0) * (k1 + 1) * (1 + bonus) INTO rest_ub
-			FROM unnest(idfs[taken + 1:], dfs[taken + 1:]) AS v (u, d) WHERE d > 0;
+			-- The title affinity may credit any term (a title word can
+			-- contain a lexeme the chunk does not hold), so all terms
+			-- count in its share of the bound.
+			SELECT (coalesce(sum(u) FILTER (WHERE o > taken AND d > 0), 0) * (k1 + 1) * (1 + cover)
+			        + title_w * coalesce(sum(u), 0)) * (1 + title_cov) * (1 + bonus) INTO rest_ub
+			FROM unnest(idfs, dfs) WITH ORDINALITY AS v (u, d, o);
 			EXIT WHEN theta IS NOT NULL AND rest_ub < theta;
 			IF cardinality(ids) >= max_cand THEN
 				exact := false;
@@ -172,16 +192,36 @@ BEGIN
 		END LOOP;
 	END LOOP;
 
+	-- Title terms for the best title_depth (at least lim) chunks: scores
+	-- only grow, so those stay above the rest and the top lim come from
+	-- them. (Computing them for every candidate doubled the arm's time.)
+	title_on := (title_w > 0 OR title_cov > 0) AND cardinality(ids) > 0;
+	IF title_on THEN
+		title_n := least(cardinality(ids), greatest(depth, lim));
+	END IF;
 	RETURN QUERY
-	SELECT s.id, c.page_id, s.sc, (row_number() OVER (ORDER BY s.sc DESC, s.id))::int, NULL::jsonb
-	FROM unnest(ids, scores) AS s (id, sc)
-	JOIN brain.chunks c ON c.id = s.id
-	ORDER BY s.sc DESC, s.id
-	LIMIT lim;
+	WITH top AS (
+		SELECT s.id, s.sc, s.st FROM unnest(ids, scores, stricts) AS s (id, sc, st)
+		ORDER BY s.sc DESC, s.id
+		LIMIT CASE WHEN title_on THEN greatest(depth, lim) ELSE lim END),
+	t AS (
+		SELECT ts.id, ts.affinity, ts.explained
+		FROM brain.title_scores(ARRAY(SELECT top.id FROM top), lex, idfs) ts
+		WHERE title_on),
+	f AS (
+		SELECT top.id, CASE WHEN t.id IS NULL THEN top.sc
+			ELSE (top.sc + title_w * t.affinity * top.st) * (1 + title_cov * t.explained) END AS sc
+		FROM top LEFT JOIN t ON t.id = top.id
+		ORDER BY 2 DESC, 1
+		LIMIT lim)
+	SELECT f.id, c.page_id, f.sc, (row_number() OVER (ORDER BY f.sc DESC, f.id))::int, NULL::jsonb
+	FROM f
+	JOIN brain.chunks c ON c.id = f.id
+	ORDER BY f.sc DESC, f.id;
 	RETURN QUERY SELECT NULL::bigint, NULL::bigint, NULL::float8, NULL::int,
 		jsonb_build_object('candidates', cardinality(ids), 'rounds', rounds, 'terms_scanned', taken,
 			'terms_total', n_terms, 'exact', exact OR exhaustive, 'phrases_dropped', phrases_dropped,
-			'parser', p.info);
+			'title_scored', title_n, 'parser', p.info);
 END
 $fn$;
 
@@ -218,34 +258,90 @@ END
 $fn$;
 
 -- brain.bm25_scores(ids, lexemes, idfs, strict_q, k1, b, w_a, w_c, avgdl,
--- bonus): the BM25 score of each chunk in ids over the given terms (see
--- keyword_scan), times (1 + bonus) when the chunk matches strict_q.
+-- bonus, cover): the score of each chunk in ids over the given (distinct)
+-- terms (see keyword_scan): sc = BM25 · (1 + cover · coverage²) · strict,
+-- where coverage is the share of the terms' idf the chunk holds and strict
+-- (also returned) is 1 + bonus when the chunk matches strict_q, else 1.
+DROP FUNCTION IF EXISTS brain.bm25_scores(bigint[], text[], float8[], tsquery,
+	float8, float8, float8, float8, float8, float8);
 CREATE OR REPLACE FUNCTION brain.bm25_scores(
 	ids bigint[], lexemes text[], idfs float8[], strict_q tsquery,
-	k1 float8, b float8, w_a float8, w_c float8, avgdl float8, bonus float8)
-RETURNS TABLE (id bigint, sc float8)
+	k1 float8, b float8, w_a float8, w_c float8, avgdl float8, bonus float8,
+	cover float8)
+RETURNS TABLE (id bigint, sc float8, strict float8)
 LANGUAGE sql STABLE
 BEGIN ATOMIC
 	SELECT c.id,
-	       coalesce((
-			SELECT sum(i.idf * x.tf * (k1 + 1) / (x.tf + k1 * (1 - b + b * c.doc_len / avgdl)))
-			FROM (
-				SELECT u.lexeme,
-				       w_a * cardinality(array_positions(u.weights, 'A'))
-				       + w_c * cardinality(array_positions(u.weights, 'C'))
-				       + cardinality(u.weights)
-				       - cardinality(array_positions(u.weights, 'A'))
-				       - cardinality(array_positions(u.weights, 'C')) AS tf
-				-- Keep only the query's lexemes before unnesting: far
-				-- cheaper than unnesting the whole tsvector.
-				FROM unnest(ts_delete(c.tsv, tsvector_to_array(ts_delete(c.tsv, lexemes)))) u
-			) x
-			JOIN unnest(lexemes, idfs) AS i (lexeme, idf) ON i.lexeme = x.lexeme
-			WHERE x.tf > 0), 0)::float8
-	       * CASE WHEN strict_q IS NOT NULL AND c.tsv @@ strict_q THEN 1 + bonus ELSE 1 END
+	       (coalesce(m.bm25, 0) * (1 + cover * power(coalesce(m.held, 0) / greatest(m.total, 1e-9), 2))
+	        * f.strict)::float8,
+	       f.strict
 	FROM brain.chunks c
+	CROSS JOIN LATERAL (
+		SELECT CASE WHEN strict_q IS NOT NULL AND c.tsv @@ strict_q THEN 1 + bonus ELSE 1 END::float8 AS strict) f
+	CROSS JOIN LATERAL (
+		SELECT sum(i.idf * x.tf * (k1 + 1) / (x.tf + k1 * (1 - b + b * c.doc_len / avgdl))) AS bm25,
+		       sum(i.idf) AS held,
+		       (SELECT sum(v) FROM unnest(idfs) v) AS total
+		FROM (
+			SELECT u.lexeme,
+			       w_a * cardinality(array_positions(u.weights, 'A'))
+			       + w_c * cardinality(array_positions(u.weights, 'C'))
+			       + cardinality(u.weights)
+			       - cardinality(array_positions(u.weights, 'A'))
+			       - cardinality(array_positions(u.weights, 'C')) AS tf
+			-- Keep only the query's lexemes before unnesting: far
+			-- cheaper than unnesting the whole tsvector.
+			FROM unnest(ts_delete(c.tsv, tsvector_to_array(ts_delete(c.tsv, lexemes)))) u
+		) x
+		JOIN unnest(lexemes, idfs) AS i (lexeme, idf) ON i.lexeme = x.lexeme
+		WHERE x.tf > 0) m
 	WHERE c.id = ANY (ids);
 END;
+
+-- brain.title_scores(ids, lexemes, idfs): how well the query's (distinct)
+-- lexemes name the page of each chunk in ids, one row per chunk. The title
+-- words are the chunk's weight-A (title) lexemes, stemmed and unaccented
+-- like the query's, cut at digits and at the punctuation the parser keeps
+-- inside words ("python3-genshi" -> python, genshi; "gir1.2-vte-2.91" ->
+-- gir, vte); words of one character are ignored. A lexeme and a title word
+-- match when they are equal, the word begins with the lexeme (lexeme of 3+
+-- characters: "rust" in "rustc"), the lexeme begins with the word (word of
+-- 3+ characters: "dev" for "develop", "lib" for "librari") or the word
+-- contains the lexeme (4+ characters: "aspect" in "libaspectj"): names are
+-- written joined, abbreviated and affixed in ways stemming does not undo.
+-- affinity = Σ idf of the lexemes matching some title word; explained =
+-- share of the distinct title words some lexeme matches (0 without title
+-- words). Set-based (one call for all chunks; per-chunk calls or
+-- subqueries cost more than BM25 itself) and plpgsql, whose plan is kept
+-- for the session (an SQL function is planned again on every call, which
+-- cost more than running it).
+CREATE OR REPLACE FUNCTION brain.title_scores(ids bigint[], lexemes text[], idfs float8[])
+RETURNS TABLE (id bigint, affinity float8, explained float8)
+LANGUAGE plpgsql STABLE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+BEGIN
+	RETURN QUERY
+	WITH w AS (
+		SELECT DISTINCT c.id, x AS w
+		FROM brain.chunks c,
+		     unnest(string_to_array(translate(
+				array_to_string(tsvector_to_array(ts_filter(c.tsv, '{a}')), ' '),
+				'0123456789-_./+@:~', '                  '), ' ')) x
+		WHERE c.id = ANY (ids) AND length(x) >= 2),
+	m AS (
+		SELECT w.id, w.w, i.lexeme, i.idf
+		FROM w JOIN unnest(lexemes, idfs) AS i (lexeme, idf) ON length(i.lexeme) >= 2 AND (w.w = i.lexeme
+			OR (length(i.lexeme) >= 3 AND starts_with(w.w, i.lexeme))
+			OR (length(w.w) >= 3 AND starts_with(i.lexeme, w.w))
+			OR (length(i.lexeme) >= 4 AND strpos(w.w, i.lexeme) > 0)))
+	SELECT x.id, coalesce(a.affinity, 0)::float8, coalesce(k.n::float8 / nullif(nw.n, 0), 0)::float8
+	FROM (SELECT DISTINCT u.id FROM unnest(ids) AS u (id)) x
+	LEFT JOIN (
+		SELECT d.id, sum(d.idf) AS affinity
+		FROM (SELECT DISTINCT m.id, m.lexeme, m.idf FROM m) d GROUP BY d.id) a ON a.id = x.id
+	LEFT JOIN (SELECT m.id, count(DISTINCT m.w) AS n FROM m GROUP BY m.id) k ON k.id = x.id
+	LEFT JOIN (SELECT w.id, count(*) AS n FROM w GROUP BY w.id) nw ON nw.id = x.id;
+END
+$fn$;
 
 CREATE OR REPLACE FUNCTION brain.keyword_search(
 	q text,

@@ -19,7 +19,7 @@
 --   null); vector_index (brain.vector_index_status()); keyword_weight,
 --   vector_weight, rrf_k (the values used); parser (brain.parse_query's
 --   info); keyword_scan (the candidate cut: candidates, rounds,
---   terms_scanned, terms_total, exact, phrases_dropped).
+--   terms_scanned, terms_total, exact, phrases_dropped, title_scored).
 -- * The query vector: qvec when given; otherwise, when embed is true and the
 --   brain's embedder is 'local', brain.embed_local(q) computed here; else
 --   none (keyword only).

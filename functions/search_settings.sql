@@ -25,6 +25,10 @@ BEGIN
 		WHEN 'keyword_candidates' THEN 400
 		WHEN 'keyword_candidates_max' THEN 0
 		WHEN 'strict_bonus' THEN 0.1
+		WHEN 'coverage_weight' THEN 0.5
+		WHEN 'title_affinity' THEN 0.25
+		WHEN 'title_coverage' THEN 0.3
+		WHEN 'title_depth' THEN 20
 		WHEN 'vector_fill_only' THEN CASE WHEN brain.embedder() = 'local' THEN 1 ELSE 0 END
 		WHEN 'type_share' THEN 1.0
 	END;
