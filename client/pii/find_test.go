@@ -115,6 +115,10 @@ func TestFindKinds(t *testing.T) {
 		{KindSecret, "password=hunter2", []string{"hunter2"}},
 		{KindSecret, `DB_PASSWORD: 's3cr3t!'; "api_key": "abcd1234efgh5678"`, []string{"s3cr3t!", "abcd1234efgh5678"}},
 		{KindSecret, "password: ********; password: ${DB_PASS}; api_key: short; password reset link", nil},
+		// AWS secret access keys: the credentials file and the shell variable.
+		{KindSecret, "[default]\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n", []string{"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}},
+		{KindSecret, "export AWS_SECRET_ACCESS_KEY=Zq8v+3Jk0pW2rT9yLm4nB7xC1dF6gH5sA0eR2uI8", []string{"Zq8v+3Jk0pW2rT9yLm4nB7xC1dF6gH5sA0eR2uI8"}},
+		{KindSecret, "set aws_secret_access_key in ~/.aws/credentials; AWS_SECRET_ACCESS_KEY: required", nil},
 		{KindURLPassword, "postgres://bob:s3cr3t@db/x", []string{"s3cr3t"}},
 		{KindURLPassword, "postgres://user:password@localhost/db", nil},
 
@@ -198,6 +202,8 @@ func TestClassify(t *testing.T) {
 		{"diagnosed with asthma; genotype; face scan; purchase history; she is Jewish",
 			[]string{Behavioral, Biometric, DemographicProtected, Genetic, Health}},
 		{"Bearer " + jwtHS256, []string{Credential}},
+		{"aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", []string{Credential}},
+		{"export AWS_SECRET_ACCESS_KEY=Zq8v+3Jk0pW2rT9yLm4nB7xC1dF6gH5sA0eR2uI8", []string{Credential}},
 	}
 	for _, tt := range tests {
 		if got := Classify(tt.text); !slices.Equal(got, tt.want) {
