@@ -29,3 +29,4 @@
 {{ template "page_pii_override.sql" . }}
 {{ template "page_pii_clear.sql" . }}
 {{ template "pages_pii_categories.sql" . }}
+{{ template "page_access.sql" . }}

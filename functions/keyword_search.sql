@@ -33,6 +33,12 @@
 -- chunk_id NULL whose meta column describes the scan: {candidates, rounds,
 -- terms_scanned, terms_total, exact, phrases_dropped, parser} (parser is
 -- brain.parse_query's info, so callers need not parse again).
+-- SECURITY DEFINER: it runs as the owner of the brain's tables, past their
+-- row security, because a policy keeps the planner from using the GIN
+-- index for tsv @@ q (the operator is not leakproof); it returns ids and
+-- scores only, and reads term statistics agents may not read. Callers read
+-- text through their own policies: brain.keyword_search and brain.search
+-- drop the chunks the caller may not see.
 CREATE OR REPLACE FUNCTION brain.keyword_scan(
 	q text,
 	lim int DEFAULT 10,
@@ -40,7 +46,7 @@ CREATE OR REPLACE FUNCTION brain.keyword_scan(
 	compiled_only boolean DEFAULT false,
 	exhaustive boolean DEFAULT false)
 RETURNS TABLE (chunk_id bigint, page_id bigint, score float8, keyword_rank int, meta jsonb)
-LANGUAGE plpgsql STABLE ROWS 30 SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+LANGUAGE plpgsql STABLE ROWS 30 SECURITY DEFINER SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
 	p record;
 	filt tsquery;
@@ -258,5 +264,7 @@ BEGIN ATOMIC
 	SELECT k.chunk_id, k.page_id, k.score, k.keyword_rank
 	FROM brain.keyword_scan(q, lim, source_ids, compiled_only) k
 	WHERE k.chunk_id IS NOT NULL
+	  -- through the caller's row security: an agent gets no blocked chunk
+	  AND EXISTS (SELECT 1 FROM brain.chunks c WHERE c.id = k.chunk_id)
 	ORDER BY k.keyword_rank;
 END;

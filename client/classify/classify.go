@@ -79,15 +79,15 @@ func Pages(ctx context.Context, q Querier, classify Classifier, ids []int64) (in
 const scanBatch = 200
 
 // All classifies every page of the brain (or, with onlyMissing, the pages
-// that have never been classified, e.g. imported before classification
-// existed) and returns how many pages were looked at and how many tags
+// without a current classification: never classified, e.g. written from
+// psql, or stale since their slug, title or body changed) and returns how many pages were looked at and how many tags
 // changed.
 func All(ctx context.Context, q Querier, classify Classifier, onlyMissing bool) (seen int, changed int64, err error) {
 	var after int64
 	for {
 		rows, err := q.Query(ctx, `
 			SELECT p.id FROM brain.pages p
-			WHERE p.id > $1 AND (NOT $2 OR NOT EXISTS (SELECT 1 FROM brain.page_pii t WHERE t.page_id = p.id))
+			WHERE p.id > $1 AND (NOT $2 OR NOT EXISTS (SELECT 1 FROM brain.page_pii t WHERE t.page_id = p.id AND NOT t.stale))
 			ORDER BY p.id LIMIT $3`, after, onlyMissing, scanBatch)
 		if err != nil {
 			return seen, changed, fmt.Errorf("listing pages to classify: %w", err)

@@ -86,14 +86,24 @@ func TestOperatorTagsSurviveReimport(t *testing.T) {
 	if strings.Join(tag.Categories, ",") != "behavioral,location" || tag.Origin != "operator" || tag.Sensitivity != "moderate" {
 		t.Fatalf("after set: %+v", tag)
 	}
-	// Changed content, through both write paths, must not touch the override.
-	changed := map[string]string{"ops/release.md": "# Release\n\nMail bob@example.com about it.\n"}
+	// Unchanged content, re-imported, leaves the override alone.
+	importPages(t, b, pages)
+	if tag := show(t, b, "ops/release"); strings.Join(tag.Categories, ",") != "behavioral,location" || tag.Origin != "operator" {
+		t.Fatalf("re-import of unchanged content changed the operator's tags: %+v", tag)
+	}
+	// Changed content, through both write paths, never drops what the
+	// operator said; what the new content holds is added (the operator
+	// has not seen it: fail closed).
+	changed := map[string]string{"ops/release.md": "# Release\n\nnothing personal, v1.2.3\n"}
 	importPages(t, b, changed)
+	if tag := show(t, b, "ops/release"); strings.Join(tag.Categories, ",") != "behavioral,location" || tag.Origin != "operator" {
+		t.Fatalf("re-import overwrote the operator's tags: %+v", tag)
+	}
 	if _, err := ingest.PutPage(ctx, b, "ops/release", []byte("# Release\n\ncall +1 415 555 0132\n"), ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if tag := show(t, b, "ops/release"); strings.Join(tag.Categories, ",") != "behavioral,location" || tag.Origin != "operator" {
-		t.Fatalf("re-import overwrote the operator's tags: %+v", tag)
+	if tag := show(t, b, "ops/release"); strings.Join(tag.Categories, ",") != "behavioral,contact,location" || tag.Origin != "operator" {
+		t.Fatalf("put of content with a phone number: %+v, want the operator's tags plus contact", tag)
 	}
 	// Clearing returns the page to what its content says now.
 	tag, err = classify.Clear(ctx, b.Pool, pii.Classify, "default", "ops/release")

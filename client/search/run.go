@@ -109,6 +109,7 @@ type sqlMeta struct {
 	Parser         map[string]any `json:"parser"`
 	KeywordScan    map[string]any `json:"keyword_scan"`
 	VectorIndex    string         `json:"vector_index"`
+	Withheld       *Withheld      `json:"withheld"`
 }
 
 func run(ctx context.Context, db Querier, q string, qvec []float32, useVector bool, detail string, o Options, t Tuning) (*Response, error) {
@@ -177,6 +178,9 @@ func run(ctx context.Context, db Querier, q string, qvec []float32, useVector bo
 	resp.Meta.Parser = m.Parser
 	resp.Meta.KeywordScan = m.KeywordScan
 	resp.Meta.VectorIndex = m.VectorIndex
+	if m.Withheld != nil && m.Withheld.Pages > 0 {
+		resp.Meta.Withheld = m.Withheld
+	}
 	return resp, nil
 }
 

@@ -110,7 +110,12 @@ func printDoctor(w io.Writer, r *doctor.Report) {
 			fmt.Fprintf(w, "%s %d", k, r.PIICategories[k])
 		}
 		fmt.Fprintln(w)
+		fmt.Fprintf(w, "pii pending      %d unclassified, %d stale (hidden from agents until 'pgbrain pii scan')\n", r.Unclassified, r.StaleClassified)
 	}
+	if r.Roles != "" {
+		fmt.Fprintf(w, "roles            %s\n", r.Roles)
+	}
+	fmt.Fprintf(w, "pending chunks   %d pages ('pgbrain embed --stale')\n", r.PendingChunks)
 	if len(r.Warnings) == 0 {
 		fmt.Fprintln(w, "ok")
 	} else {
