@@ -156,8 +156,9 @@ func piiCounts(ctx context.Context, db *pgxpool.Pool, r *Report) error {
 	}
 	r.PIICategories = map[string]int64{}
 	var hasStale bool
-	if err := db.QueryRow(ctx, `SELECT to_regclass('brain.page_chunks_pending') IS NOT NULL`).Scan(&hasStale); err != nil {
-		return fmt.Errorf("checking for brain.page_chunks_pending: %w", err)
+	if err := db.QueryRow(ctx, `SELECT to_regclass('brain.page_chunks_pending') IS NOT NULL AND EXISTS (
+		SELECT 1 FROM pg_attribute WHERE attrelid = 'brain.page_pii'::regclass AND attname = 'stale' AND NOT attisdropped)`).Scan(&hasStale); err != nil {
+		return fmt.Errorf("checking for brain.page_chunks_pending and page_pii.stale (migration 013): %w", err)
 	}
 	if hasStale {
 		if err := db.QueryRow(ctx, `
