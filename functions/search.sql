@@ -93,6 +93,7 @@ DECLARE
 	v_dists float8[] := '{}';
 	v_ranks int[] := '{}';
 	wh jsonb := jsonb_build_object('pages', 0, 'unclassified', 0, 'categories', '[]'::jsonb);
+	vis bigint[];
 BEGIN
 	IF d NOT IN ('low', 'medium', 'high') THEN
 		RAISE EXCEPTION 'detail must be low, medium or high, not %', quote_literal(detail)
@@ -159,9 +160,16 @@ BEGIN
 		INTO v_ids, v_pids, v_dists, v_ranks
 		FROM brain.vector_search(v, n, source_ids, d = 'low') x;
 	END IF;
-	-- What the caller's row security hides among the leading candidates:
-	-- one primary-key probe per candidate, through the caller's policies.
+	-- The candidates the caller may see: one primary-key probe each,
+	-- through the caller's policies (id = ANY is leakproof, so the index
+	-- serves it under row security); all of them for the owner.
+	vis := kw_ids || v_ids;
 	IF row_security_active('brain.chunks'::regclass) THEN
+		vis := ARRAY(SELECT c.id FROM brain.chunks c WHERE c.id = ANY (vis));
+	END IF;
+	-- What the caller's row security hid among the leading candidates
+	-- (nothing, and no query, when every candidate is visible).
+	IF cardinality(vis) < (SELECT count(DISTINCT x) FROM unnest(kw_ids || v_ids) x) THEN
 		SELECT jsonb_build_object(
 			'pages', count(*),
 			'unclassified', count(*) FILTER (WHERE NOT EXISTS (
@@ -174,7 +182,7 @@ BEGIN
 			SELECT DISTINCT u.pid
 			FROM (SELECT * FROM unnest(kw_ids, kw_pids, kw_ranks)
 			      UNION ALL SELECT * FROM unnest(v_ids, v_pids, v_ranks)) AS u (cid, pid, r)
-			WHERE u.r <= lim AND NOT EXISTS (SELECT 1 FROM brain.chunks c WHERE c.id = u.cid)
+			WHERE u.r <= lim AND NOT u.cid = ANY (vis)
 		) h;
 	END IF;
 	m := jsonb_build_object(
@@ -198,6 +206,14 @@ BEGIN
 		         ELSE coalesce(wk / (k + kw.keyword_rank), 0) + coalesce(wv / (k + vec.vector_rank), 0)
 		       END AS s
 		FROM kw FULL JOIN vec ON vec.chunk_id = kw.chunk_id
+	), ch AS MATERIALIZED (
+		-- Read by id, through the caller's policies: the planner cannot
+		-- misjudge a join with the policies' filters.
+		SELECT c.id, c.page_id, c.chunk_index, c.chunk_source, c.text, c.embedding
+		FROM brain.chunks c WHERE c.id = ANY (vis)
+	), pg AS MATERIALIZED (
+		SELECT p.id, p.slug, p.source_id, p.title, p.type
+		FROM brain.pages p WHERE p.id = ANY (ARRAY(SELECT ch.page_id FROM ch))
 	), scored AS (
 		SELECT f.cid, f.kr, f.vr, c.page_id AS pid, c.chunk_index AS cidx, c.chunk_source AS csrc,
 		       c.text AS ctext, c.embedding AS emb, p.slug AS pslug, p.source_id AS psrc,
@@ -207,8 +223,8 @@ BEGIN
 				WHERE starts_with(p.slug, sb.prefix)
 				ORDER BY length(sb.prefix) DESC LIMIT 1), 1.0) END AS fs
 		FROM fused f
-		JOIN brain.chunks c ON c.id = f.cid
-		JOIN brain.pages p ON p.id = c.page_id
+		JOIN ch c ON c.id = f.cid
+		JOIN pg p ON p.id = c.page_id
 	), in_page AS (
 		SELECT sc.*, row_number() OVER (PARTITION BY sc.pid ORDER BY sc.fs DESC, sc.cid) AS pr
 		FROM scored sc
