@@ -206,7 +206,14 @@ BEGIN
 			END;
 		END IF;
 	END LOOP;
-	GRANT pgbrain_audit_writer TO pgbrain_agent;
+	IF NOT EXISTS (SELECT 1 FROM pg_auth_members m
+	               WHERE m.roleid = 'pgbrain_audit_writer'::regrole AND m.member = 'pgbrain_agent'::regrole) THEN
+		BEGIN
+			GRANT pgbrain_audit_writer TO pgbrain_agent;
+		EXCEPTION WHEN insufficient_privilege OR invalid_grant_operation THEN
+			RAISE WARNING 'role % cannot grant pgbrain_audit_writer to pgbrain_agent, so serve cannot write audit rows: %', current_user, SQLERRM;
+		END;
+	END IF;
 
 	GRANT USAGE ON SCHEMA brain TO pgbrain_owner, pgbrain_writer, pgbrain_reader, pgbrain_agent, pgbrain_auditor;
 	IF to_regclass('public.pgbrain_schema_version') IS NOT NULL THEN

@@ -36,9 +36,9 @@ const (
 type Access struct {
 	// Role is SET on every connection; "" keeps the connecting role (the
 	// owner, who also runs migrations and index DDL). A role that does not
-	// exist (a brain migrated by a role that could not create roles) is
-	// skipped, except RoleAgent, which is an error: agents must never run
-	// unrestricted.
+	// exist, or that the login may not SET (a brain migrated by a role that
+	// could not create or grant roles), is skipped, except RoleAgent, which
+	// is an error: agents must never run unrestricted.
 	Role string
 	// StatementTimeout, when set, is the statement_timeout of every
 	// connection (a PostgreSQL interval such as "30s"; "0" turns it off).
@@ -97,11 +97,13 @@ func setAccess(ctx context.Context, c *pgx.Conn, a Access) error {
 		switch {
 		case !exists && a.Role == RoleAgent:
 			return ErrNoAgentRole
-		case !exists:
-			// Nothing to drop to: the owner's brain, run as the owner.
-		case !member:
-			return fmt.Errorf("role %s may not act as %s: have a superuser run GRANT %s TO %s (docs/security.md)",
+		case !member && a.Role == RoleAgent:
+			return fmt.Errorf("role %s may not act as %s, and serve never runs unrestricted: have a superuser run GRANT %s TO %s (docs/security.md)",
 				c.Config().User, a.Role, a.Role, c.Config().User)
+		case !exists || !member:
+			// Nothing this login may drop to (roles missing, or not
+			// granted to it): it runs as itself, the brain's owner, as
+			// before roles existed; doctor reports the roles.
 		default:
 			// Role names are constants of this package, never user input.
 			if _, err := c.Exec(ctx, `SET ROLE `+pgx.Identifier{a.Role}.Sanitize()); err != nil {

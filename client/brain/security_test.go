@@ -3,6 +3,7 @@ package brain_test
 import (
 	"context"
 	"errors"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/classify"
 	"github.com/pgbrain/pgbrain/client/ingest"
+	"github.com/pgbrain/pgbrain/client/migrate"
 	"github.com/pgbrain/pgbrain/client/pii"
 	"github.com/pgbrain/pgbrain/testdb"
 )
@@ -345,5 +347,97 @@ func TestOpenAsSetsRoleAndTimeout(t *testing.T) {
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) || pe.Code != "57014" {
 		t.Errorf("a 3 s statement under a 1.5 s timeout: %v, want query_canceled (57014)", err)
+	}
+}
+
+// A brain migrated by an owner that may not create or grant roles (a
+// managed database): the migration succeeds, commands run as that owner,
+// and serve's agent role refuses to open rather than run unrestricted.
+func TestOwnerWithoutCreateRole(t *testing.T) {
+	admin := testdb.New(t)
+	conn, err := pgx.Connect(ctx(t), admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx(t))
+	suffix := strings.TrimPrefix(conn.Config().Database, "pgbrain_test_")
+	role, db := "pgbrain_plain_"+suffix, "pgbrain_plain_"+suffix
+	for _, stmt := range []string{
+		`CREATE ROLE ` + role + ` LOGIN NOCREATEROLE NOSUPERUSER`,
+		`CREATE DATABASE ` + db + ` OWNER ` + role,
+	} {
+		if _, err := conn.Exec(ctx(t), stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		bg := context.Background()
+		c, err := pgx.Connect(bg, admin)
+		if err != nil {
+			return
+		}
+		defer c.Close(bg)
+		c.Exec(bg, `DROP DATABASE IF EXISTS `+db+` WITH (FORCE)`)
+		c.Exec(bg, `DROP OWNED BY `+role)
+		c.Exec(bg, `DROP ROLE IF EXISTS `+role)
+	})
+	cfg := conn.Config().Copy()
+	cfg.Database = db
+	// The extension needs a superuser, as on any managed database.
+	su, err := pgx.ConnectConfig(ctx(t), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := su.Exec(ctx(t), `CREATE EXTENSION vector`); err != nil {
+		t.Fatal(err)
+	}
+	su.Close(ctx(t))
+	cfg.User = role
+	u, err := url.Parse(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + db
+	if u.User != nil {
+		u.User = url.User(role)
+	}
+	q := u.Query()
+	if u.User == nil {
+		q.Set("user", role)
+	}
+	u.RawQuery = q.Encode()
+	plainURL := u.String()
+
+	var warnings []string
+	mc := cfg.Copy()
+	mc.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+		if n.Severity == "WARNING" {
+			warnings = append(warnings, n.Message)
+		}
+	}
+	mconn, err := pgx.ConnectConfig(ctx(t), mc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate.Up(ctx(t), mconn, migrate.Options{}); err != nil {
+		t.Fatalf("migrating as a role without CREATEROLE: %v", err)
+	}
+	mconn.Close(ctx(t))
+	if len(warnings) == 0 || !strings.Contains(strings.Join(warnings, "\n"), "cannot be granted") {
+		t.Errorf("warnings %q, want one saying the roles cannot be granted", warnings)
+	}
+
+	b, err := brain.OpenAs(ctx(t), plainURL, brain.Access{Role: brain.RoleReader})
+	if err != nil {
+		t.Fatalf("a reader command of this owner: %v", err)
+	}
+	var who string
+	if err := b.Pool.QueryRow(ctx(t), `SELECT current_user`).Scan(&who); err != nil || who != role {
+		t.Errorf("the reader command runs as %s (%v), want the owner %s", who, err, role)
+	}
+	b.Close()
+	if _, err := brain.OpenAs(ctx(t), plainURL, brain.Access{Role: brain.RoleAgent}); err == nil ||
+		!strings.Contains(err.Error(), "serve never runs unrestricted") {
+		t.Errorf("opening as the agent: %v, want a refusal naming the GRANT to run", err)
 	}
 }

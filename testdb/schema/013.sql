@@ -1593,7 +1593,7 @@ BEGIN
 	END IF;
 	b := brain.query_bound(q);
 	IF b.cut THEN
-		cut_info := jsonb_build_object('words_total', b.words, 'words_kept', (SELECT count(DISTINCT lower(m[1]))::int FROM regexp_matches(b.kept, '[[:alnum:]]+', 'g') m), 'chars_kept', length(b.kept));
+		cut_info := jsonb_build_object('words_total', b.words, 'words_kept', (SELECT count(DISTINCT lower(m[1]))::int FROM regexp_matches(b.kept, '[^\s!-/:-@\[-`{-~]+', 'g') m), 'chars_kept', length(b.kept));
 		q := b.kept;
 	END IF;
 	FOR tok IN
@@ -1669,6 +1669,8 @@ BEGIN
 			IF first_group AND pending_or THEN
 				comps[cardinality(comps)] := comps[cardinality(comps)] || g;
 				n_or := n_or + 1;
+			ELSIF g = ANY (comps) THEN
+				NULL; -- a repeated word adds nothing to a bag of words
 			ELSE
 				comps := comps || g;
 			END IF;
@@ -1758,28 +1760,33 @@ $$;
 -- Name: query_bound(text, integer, integer); Type: FUNCTION; Schema: brain; Owner: -
 --
 
-CREATE FUNCTION brain.query_bound(q text, max_words integer DEFAULT 64, max_chars integer DEFAULT 4096, OUT kept text, OUT words integer, OUT cut boolean) RETURNS record
+CREATE FUNCTION brain.query_bound(q text, max_words integer DEFAULT 32, max_chars integer DEFAULT 4096, OUT kept text, OUT words integer, OUT cut boolean) RETURNS record
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     BEGIN ATOMIC
  WITH toks AS (
           SELECT (t.m[1] || t.m[2]) AS piece,
              lower(t.m[2]) AS word,
              t.ord
-            FROM regexp_matches("left"(query_bound.q, 65536), '([^[:alnum:]]*)([[:alnum:]]+)'::text, 'g'::text) WITH ORDINALITY t(m, ord)
+            FROM regexp_matches("left"(query_bound.q, (2 * GREATEST(query_bound.max_chars, 1))), '([\s!-/:-@\[-`{-~]*)([^\s!-/:-@\[-`{-~]+)'::text, 'g'::text) WITH ORDINALITY t(m, ord)
          ), firsts AS (
           SELECT min(toks.ord) AS first
             FROM toks
            GROUP BY toks.word
          ), stop AS (
-          SELECT COALESCE(( SELECT f.first
+          SELECT LEAST(COALESCE(( SELECT f.first
                     FROM firsts f
                    ORDER BY f.first
                   OFFSET GREATEST(query_bound.max_words, 1)
-                  LIMIT 1), '9223372036854775807'::bigint) AS at_ord
+                  LIMIT 1), '9223372036854775807'::bigint),
+                 CASE
+                     WHEN (( SELECT count(*) AS count
+                        FROM toks) > (4 * GREATEST(query_bound.max_words, 1))) THEN (((4 * GREATEST(query_bound.max_words, 1)) + 1))::bigint
+                     ELSE '9223372036854775807'::bigint
+                 END) AS at_ord
          ), k AS (
           SELECT
                  CASE
-                     WHEN ((stop.at_ord = '9223372036854775807'::bigint) AND (length(query_bound.q) <= 65536)) THEN query_bound.q
+                     WHEN ((stop.at_ord = '9223372036854775807'::bigint) AND (length(query_bound.q) <= (2 * GREATEST(query_bound.max_chars, 1)))) THEN query_bound.q
                      ELSE COALESCE(( SELECT string_agg(toks.piece, ''::text ORDER BY toks.ord) AS string_agg
                         FROM toks
                        WHERE (toks.ord < stop.at_ord)), ''::text)
@@ -1833,6 +1840,7 @@ DECLARE
 	v_dists float8[] := '{}';
 	v_ranks int[] := '{}';
 	wh jsonb := jsonb_build_object('pages', 0, 'unclassified', 0, 'categories', '[]'::jsonb);
+	vis bigint[];
 BEGIN
 	IF d NOT IN ('low', 'medium', 'high') THEN
 		RAISE EXCEPTION 'detail must be low, medium or high, not %', quote_literal(detail)
@@ -1899,9 +1907,16 @@ BEGIN
 		INTO v_ids, v_pids, v_dists, v_ranks
 		FROM brain.vector_search(v, n, source_ids, d = 'low') x;
 	END IF;
-	-- What the caller's row security hides among the leading candidates:
-	-- one primary-key probe per candidate, through the caller's policies.
+	-- The candidates the caller may see: one primary-key probe each,
+	-- through the caller's policies (id = ANY is leakproof, so the index
+	-- serves it under row security); all of them for the owner.
+	vis := kw_ids || v_ids;
 	IF row_security_active('brain.chunks'::regclass) THEN
+		vis := ARRAY(SELECT c.id FROM brain.chunks c WHERE c.id = ANY (vis));
+	END IF;
+	-- What the caller's row security hid among the leading candidates
+	-- (nothing, and no query, when every candidate is visible).
+	IF cardinality(vis) < (SELECT count(DISTINCT x) FROM unnest(kw_ids || v_ids) x) THEN
 		SELECT jsonb_build_object(
 			'pages', count(*),
 			'unclassified', count(*) FILTER (WHERE NOT EXISTS (
@@ -1914,7 +1929,7 @@ BEGIN
 			SELECT DISTINCT u.pid
 			FROM (SELECT * FROM unnest(kw_ids, kw_pids, kw_ranks)
 			      UNION ALL SELECT * FROM unnest(v_ids, v_pids, v_ranks)) AS u (cid, pid, r)
-			WHERE u.r <= lim AND NOT EXISTS (SELECT 1 FROM brain.chunks c WHERE c.id = u.cid)
+			WHERE u.r <= lim AND NOT u.cid = ANY (vis)
 		) h;
 	END IF;
 	m := jsonb_build_object(
@@ -1938,6 +1953,14 @@ BEGIN
 		         ELSE coalesce(wk / (k + kw.keyword_rank), 0) + coalesce(wv / (k + vec.vector_rank), 0)
 		       END AS s
 		FROM kw FULL JOIN vec ON vec.chunk_id = kw.chunk_id
+	), ch AS MATERIALIZED (
+		-- Read by id, through the caller's policies: the planner cannot
+		-- misjudge a join with the policies' filters.
+		SELECT c.id, c.page_id, c.chunk_index, c.chunk_source, c.text, c.embedding
+		FROM brain.chunks c WHERE c.id = ANY (vis)
+	), pg AS MATERIALIZED (
+		SELECT p.id, p.slug, p.source_id, p.title, p.type
+		FROM brain.pages p WHERE p.id = ANY (ARRAY(SELECT ch.page_id FROM ch))
 	), scored AS (
 		SELECT f.cid, f.kr, f.vr, c.page_id AS pid, c.chunk_index AS cidx, c.chunk_source AS csrc,
 		       c.text AS ctext, c.embedding AS emb, p.slug AS pslug, p.source_id AS psrc,
@@ -1947,8 +1970,8 @@ BEGIN
 				WHERE starts_with(p.slug, sb.prefix)
 				ORDER BY length(sb.prefix) DESC LIMIT 1), 1.0) END AS fs
 		FROM fused f
-		JOIN brain.chunks c ON c.id = f.cid
-		JOIN brain.pages p ON p.id = c.page_id
+		JOIN ch c ON c.id = f.cid
+		JOIN pg p ON p.id = c.page_id
 	), in_page AS (
 		SELECT sc.*, row_number() OVER (PARTITION BY sc.pid ORDER BY sc.fs DESC, sc.cid) AS pr
 		FROM scored sc
@@ -2078,7 +2101,14 @@ BEGIN
 			END;
 		END IF;
 	END LOOP;
-	GRANT pgbrain_audit_writer TO pgbrain_agent;
+	IF NOT EXISTS (SELECT 1 FROM pg_auth_members m
+	               WHERE m.roleid = 'pgbrain_audit_writer'::regrole AND m.member = 'pgbrain_agent'::regrole) THEN
+		BEGIN
+			GRANT pgbrain_audit_writer TO pgbrain_agent;
+		EXCEPTION WHEN insufficient_privilege OR invalid_grant_operation THEN
+			RAISE WARNING 'role % cannot grant pgbrain_audit_writer to pgbrain_agent, so serve cannot write audit rows: %', current_user, SQLERRM;
+		END;
+	END IF;
 
 	GRANT USAGE ON SCHEMA brain TO pgbrain_owner, pgbrain_writer, pgbrain_reader, pgbrain_agent, pgbrain_auditor;
 	IF to_regclass('public.pgbrain_schema_version') IS NOT NULL THEN
@@ -2616,8 +2646,8 @@ ALTER TABLE ONLY brain.pages ALTER COLUMN id SET DEFAULT nextval('brain.pages_id
 -- Data for Name: audit_log; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.audit_log VALUES (1, '2026-11-24 23:04:49.432093+00', 's-1', '', 'query', 'success', NULL, '{}', 'search', 'a036edbe74eadd8b170718c92f505b9fdf1d1f6b45f9a5daa26395cc39359e30', 1, '\x0000000000000000000000000000000000000000000000000000000000000000', '\x206cb66b55a2ba7dd124e30e88576195c409c724d404ee390431eb4885882418');
-INSERT INTO brain.audit_log VALUES (2, '2026-11-24 23:04:49.435654+00', 's-1', '', 'get_page', 'refused', 'pii_blocked', '{credential}', 'read', '4966388653f18705c65234b96bb1ecc7bca43d2f476e57484b966f6d614da567', 1, '\x206cb66b55a2ba7dd124e30e88576195c409c724d404ee390431eb4885882418', '\x37fae8b7102d6d2ee2cfdbcdebb6c05d37af0690658634ee5ff02a6ab4878e28');
+INSERT INTO brain.audit_log VALUES (1, '2026-11-24 23:32:01.216148+00', 's-1', '', 'query', 'success', NULL, '{}', 'search', 'a036edbe74eadd8b170718c92f505b9fdf1d1f6b45f9a5daa26395cc39359e30', 1, '\x0000000000000000000000000000000000000000000000000000000000000000', '\xf03ec981e21f0c4d51ab210c08917a705c38571db1c170d6d2c8ab61609694ff');
+INSERT INTO brain.audit_log VALUES (2, '2026-11-24 23:32:01.217942+00', 's-1', '', 'get_page', 'refused', 'pii_blocked', '{credential}', 'read', '4966388653f18705c65234b96bb1ecc7bca43d2f476e57484b966f6d614da567', 1, '\xf03ec981e21f0c4d51ab210c08917a705c38571db1c170d6d2c8ab61609694ff', '\x1f23594ba571699eb481dddd970b0d3d97f5dbd06b31ecef9ee9ec50d6956aea');
 
 
 --
@@ -2634,11 +2664,11 @@ INSERT INTO brain.chunks VALUES (4, 2, 1, 'timeline', '2024-03-01: new wicks', '
 -- Data for Name: config; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.config VALUES ('embedding_dim', '256', '2026-11-24 23:04:48.858061+00');
-INSERT INTO brain.config VALUES ('embedder', 'local', '2026-11-24 23:04:48.858061+00');
-INSERT INTO brain.config VALUES ('embed_model', 'hash-tsv-v1', '2026-11-24 23:04:48.858061+00');
-INSERT INTO brain.config VALUES ('schema_version', '13', '2026-11-24 23:04:48.858061+00');
-INSERT INTO brain.config VALUES ('functions_checksum', '2471ddb47453515d840eda9eddc85850c0e9dbbe73efbeb162375a2bc06c09fa:cca5385bc578b2e772c817c0797ce6b9da6c668cd2b2252dfe1261b34cdb5434', '2026-11-24 23:04:49.307685+00');
+INSERT INTO brain.config VALUES ('embedding_dim', '256', '2026-11-24 23:31:59.694012+00');
+INSERT INTO brain.config VALUES ('embedder', 'local', '2026-11-24 23:31:59.694012+00');
+INSERT INTO brain.config VALUES ('embed_model', 'hash-tsv-v1', '2026-11-24 23:31:59.694012+00');
+INSERT INTO brain.config VALUES ('schema_version', '13', '2026-11-24 23:31:59.694012+00');
+INSERT INTO brain.config VALUES ('functions_checksum', '543f504af2375a7a56590c216436db7bc773092b6aea457a306b29b7b63f8847:f58c9e0371b20f9b74b36fa22bec15f8fef0a16d246cd501e97df175f01791b8', '2026-11-24 23:32:00.999606+00');
 
 
 --
@@ -2658,14 +2688,14 @@ INSERT INTO brain.corpus_stats VALUES (true, 4, 26);
 -- Data for Name: eval_candidates; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.eval_candidates VALUES (1, 'query', 'who keeps the lanterns', '{people/alice-smith}', '{}', '{}', NULL, NULL, NULL, true, false, 4.200, false, NULL, NULL, '2026-11-24 23:04:49.415289+00');
+INSERT INTO brain.eval_candidates VALUES (1, 'query', 'who keeps the lanterns', '{people/alice-smith}', '{}', '{}', NULL, NULL, NULL, true, false, 4.200, false, NULL, NULL, '2026-11-24 23:32:01.214726+00');
 
 
 --
 -- Data for Name: eval_capture_failures; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-24 23:04:49.381859+00', '2026-11-24 23:04:49.381859+00', 'search', 'db_down', NULL, 'connection refused', NULL);
+INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-24 23:32:01.131625+00', '2026-11-24 23:32:01.131625+00', 'search', 'db_down', NULL, 'connection refused', NULL);
 
 
 --
@@ -2684,17 +2714,17 @@ INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-24 23:04:49.381859+0
 -- Data for Name: page_pii; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.page_pii VALUES (1, '{contact}', DEFAULT, 'heuristic', '2026-11-24 23:04:49.381859+00', false, true);
-INSERT INTO brain.page_pii VALUES (3, '{contact}', DEFAULT, 'heuristic', '2026-11-24 23:04:49.381859+00', false, true);
+INSERT INTO brain.page_pii VALUES (1, '{contact}', DEFAULT, 'heuristic', '2026-11-24 23:32:01.131625+00', false, true);
+INSERT INTO brain.page_pii VALUES (3, '{contact}', DEFAULT, 'heuristic', '2026-11-24 23:32:01.131625+00', false, true);
 
 
 --
 -- Data for Name: pages; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.pages VALUES (1, 'default', 'people/alice-smith', 'Alice Smith', 'page', 'Alice keeps the harbour lanterns lit.', '', '{}', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '2026-11-24 23:04:49.381859+00', '2026-11-24 23:04:49.381859+00');
-INSERT INTO brain.pages VALUES (2, 'default', 'projects/lantern', 'Lantern project', 'page', 'Brass lanterns, rebuilt every spring.', '2024-03-01: new wicks', '{}', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '2026-11-24 23:04:49.381859+00', '2026-11-24 23:04:49.381859+00');
-INSERT INTO brain.pages VALUES (3, 'notes', 'people/alice-smith', 'Alice (notes)', 'page', 'Call Alice about the wicks.', '', '{}', 'cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc', '2026-11-24 23:04:49.381859+00', '2026-11-24 23:04:49.381859+00');
+INSERT INTO brain.pages VALUES (1, 'default', 'people/alice-smith', 'Alice Smith', 'page', 'Alice keeps the harbour lanterns lit.', '', '{}', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '2026-11-24 23:32:01.131625+00', '2026-11-24 23:32:01.131625+00');
+INSERT INTO brain.pages VALUES (2, 'default', 'projects/lantern', 'Lantern project', 'page', 'Brass lanterns, rebuilt every spring.', '2024-03-01: new wicks', '{}', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '2026-11-24 23:32:01.131625+00', '2026-11-24 23:32:01.131625+00');
+INSERT INTO brain.pages VALUES (3, 'notes', 'people/alice-smith', 'Alice (notes)', 'page', 'Call Alice about the wicks.', '', '{}', 'cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc', '2026-11-24 23:32:01.131625+00', '2026-11-24 23:32:01.131625+00');
 
 
 --
@@ -2714,8 +2744,8 @@ INSERT INTO brain.source_boosts VALUES ('people/', 1.5);
 -- Data for Name: sources; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.sources VALUES ('default', 'Default source', '2026-11-24 23:04:48.858061+00', '{}');
-INSERT INTO brain.sources VALUES ('notes', 'Notes', '2026-11-24 23:04:49.381859+00', '{}');
+INSERT INTO brain.sources VALUES ('default', 'Default source', '2026-11-24 23:31:59.694012+00', '{}');
+INSERT INTO brain.sources VALUES ('notes', 'Notes', '2026-11-24 23:32:01.131625+00', '{}');
 
 
 --
