@@ -18,7 +18,7 @@
 --   term past that is cut by length-normalised ts_rank), plus up to
 --   keyword_candidates chunks matching all word groups but at most one,
 --   groups no chunk holds not counted (so a chunk whose words are all
---   common is not lost). MaxScore bound:
+--   common is not lost), for queries of at most 16 such groups. MaxScore bound:
 --   a chunk holding none of the rare terms scores at most the sum of the
 --   other terms' bounds idf·(k1 + 1)·(1 + strict_bonus); when that is below
 --   the lim-th score, the top lim equal exhaustive BM25's (meta exact =
@@ -129,7 +129,11 @@ BEGIN
 		-- GIN scan, usually few rows, which catches the right chunk when its
 		-- words are common ones. Groups no chunk holds (a misspelling) do
 		-- not count, or they would use up the one group that may be missing.
-		IF NOT exhaustive AND cardinality(live) > 1 THEN
+		-- Not past 16 groups: the near-match tsquery grows with the square of
+		-- the groups, and a long query's rare terms already bring its
+		-- candidates (32 common words made this one step half a second on
+		-- 20,000 chunks; docs/security.md, "Bounded queries").
+		IF NOT exhaustive AND cardinality(live) BETWEEN 2 AND 16 THEN
 			near := brain.near_strict(live, 1);
 			found := ARRAY(SELECT DISTINCT x FROM unnest(coalesce(found, '{}') || coalesce(brain.keyword_candidates(
 				CASE WHEN filt IS NULL THEN near ELSE near && filt END,
