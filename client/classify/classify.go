@@ -133,13 +133,16 @@ func record(ctx context.Context, q Querier, classify Classifier, query string, a
 
 // Tag is a page's stored classification.
 type Tag struct {
-	PageID      int64     `json:"page_id"`
-	SourceID    string    `json:"source_id"`
-	Slug        string    `json:"slug"`
-	Categories  []string  `json:"categories"`
-	Sensitivity string    `json:"sensitivity"` // none, low, moderate or high
-	Origin      string    `json:"origin"`      // heuristic, operator, or "" when never classified
-	UpdatedAt   time.Time `json:"updated_at"`
+	PageID      int64    `json:"page_id"`
+	SourceID    string   `json:"source_id"`
+	Slug        string   `json:"slug"`
+	Categories  []string `json:"categories"`
+	Sensitivity string   `json:"sensitivity"` // none, low, moderate or high
+	Origin      string   `json:"origin"`      // heuristic, operator, or "" when never classified
+	// Stale: the page's slug, title or body changed since; agents do not
+	// see it until it is classified again.
+	Stale     bool      `json:"stale"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // ErrPageNotFound is returned for a slug the source does not hold.
@@ -152,10 +155,11 @@ func Show(ctx context.Context, q Querier, source, slug string) (Tag, error) {
 	var cats []string
 	var sens, origin *string
 	var updated *time.Time
+	var stale *bool
 	err := q.QueryRow(ctx, `
-		SELECT p.id, t.categories, t.sensitivity, t.origin, t.updated_at
+		SELECT p.id, t.categories, t.sensitivity, t.origin, t.updated_at, t.stale
 		FROM brain.pages p LEFT JOIN brain.page_pii t ON t.page_id = p.id
-		WHERE p.source_id = $1 AND p.slug = $2`, source, slug).Scan(&t.PageID, &cats, &sens, &origin, &updated)
+		WHERE p.source_id = $1 AND p.slug = $2`, source, slug).Scan(&t.PageID, &cats, &sens, &origin, &updated, &stale)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return t, fmt.Errorf("%s (source %q): %w: list pages with 'pgbrain list'", slug, source, ErrPageNotFound)
 	}
@@ -163,7 +167,7 @@ func Show(ctx context.Context, q Querier, source, slug string) (Tag, error) {
 		return t, fmt.Errorf("reading the PII classification of %s: %w", slug, err)
 	}
 	if origin != nil {
-		t.Categories, t.Sensitivity, t.Origin, t.UpdatedAt = cats, *sens, *origin, updated.UTC()
+		t.Categories, t.Sensitivity, t.Origin, t.UpdatedAt, t.Stale = cats, *sens, *origin, updated.UTC(), *stale
 	}
 	return t, nil
 }
