@@ -169,6 +169,9 @@ DECLARE
 	may_create boolean;
 	t text;
 BEGIN
+	-- Two commands migrating one database at once would deadlock on the
+	-- grants: one at a time (key pair 'pgbr', 13).
+	PERFORM pg_advisory_xact_lock(1885823602, 13);
 	SELECT rolsuper OR rolcreaterole INTO may_create FROM pg_roles WHERE rolname = current_user;
 	FOREACH r IN ARRAY ARRAY['pgbrain_owner', 'pgbrain_writer', 'pgbrain_reader', 'pgbrain_agent',
 	                         'pgbrain_auditor', 'pgbrain_audit_writer'] LOOP
@@ -271,12 +274,19 @@ BEGIN
 
 	-- A runaway statement of a login member is cut; the CLI sets its own
 	-- (PGBRAIN_STATEMENT_TIMEOUT) after SET ROLE, which these do not reach.
-	BEGIN
-		ALTER ROLE pgbrain_agent SET statement_timeout = '30s';
-		ALTER ROLE pgbrain_reader SET statement_timeout = '30s';
-	EXCEPTION WHEN insufficient_privilege THEN
-		NULL; -- a role without CREATEROLE on them; the CLI sets its own anyway
-	END;
+	-- Role settings are shared by every database of the cluster: written
+	-- once, and never changed if an operator set their own.
+	FOREACH r IN ARRAY ARRAY['pgbrain_agent', 'pgbrain_reader'] LOOP
+		IF NOT EXISTS (SELECT 1 FROM pg_db_role_setting s
+		               WHERE s.setrole = r::regrole AND s.setdatabase = 0
+		                 AND EXISTS (SELECT 1 FROM unnest(s.setconfig) c WHERE c LIKE 'statement\_timeout=%')) THEN
+			BEGIN
+				EXECUTE format('ALTER ROLE %I SET statement_timeout = %L', r, '30s');
+			EXCEPTION WHEN insufficient_privilege OR object_not_in_prerequisite_state THEN
+				NULL; -- may not alter them; the CLI sets its own anyway
+			END;
+		END IF;
+	END LOOP;
 	RETURN 'ready';
 END
 $fn$;

@@ -1155,7 +1155,11 @@ BEGIN
 		-- GIN scan, usually few rows, which catches the right chunk when its
 		-- words are common ones. Groups no chunk holds (a misspelling) do
 		-- not count, or they would use up the one group that may be missing.
-		IF NOT exhaustive AND cardinality(live) > 1 THEN
+		-- Not past 16 groups: the near-match tsquery grows with the square of
+		-- the groups, and a long query's rare terms already bring its
+		-- candidates (32 common words made this one step half a second on
+		-- 20,000 chunks; docs/security.md, "Bounded queries").
+		IF NOT exhaustive AND cardinality(live) BETWEEN 2 AND 16 THEN
 			near := brain.near_strict(live, 1);
 			found := ARRAY(SELECT DISTINCT x FROM unnest(coalesce(found, '{}') || coalesce(brain.keyword_candidates(
 				CASE WHEN filt IS NULL THEN near ELSE near && filt END,
@@ -2064,6 +2068,9 @@ DECLARE
 	may_create boolean;
 	t text;
 BEGIN
+	-- Two commands migrating one database at once would deadlock on the
+	-- grants: one at a time (key pair 'pgbr', 13).
+	PERFORM pg_advisory_xact_lock(1885823602, 13);
 	SELECT rolsuper OR rolcreaterole INTO may_create FROM pg_roles WHERE rolname = current_user;
 	FOREACH r IN ARRAY ARRAY['pgbrain_owner', 'pgbrain_writer', 'pgbrain_reader', 'pgbrain_agent',
 	                         'pgbrain_auditor', 'pgbrain_audit_writer'] LOOP
@@ -2166,12 +2173,19 @@ BEGIN
 
 	-- A runaway statement of a login member is cut; the CLI sets its own
 	-- (PGBRAIN_STATEMENT_TIMEOUT) after SET ROLE, which these do not reach.
-	BEGIN
-		ALTER ROLE pgbrain_agent SET statement_timeout = '30s';
-		ALTER ROLE pgbrain_reader SET statement_timeout = '30s';
-	EXCEPTION WHEN insufficient_privilege THEN
-		NULL; -- a role without CREATEROLE on them; the CLI sets its own anyway
-	END;
+	-- Role settings are shared by every database of the cluster: written
+	-- once, and never changed if an operator set their own.
+	FOREACH r IN ARRAY ARRAY['pgbrain_agent', 'pgbrain_reader'] LOOP
+		IF NOT EXISTS (SELECT 1 FROM pg_db_role_setting s
+		               WHERE s.setrole = r::regrole AND s.setdatabase = 0
+		                 AND EXISTS (SELECT 1 FROM unnest(s.setconfig) c WHERE c LIKE 'statement\_timeout=%')) THEN
+			BEGIN
+				EXECUTE format('ALTER ROLE %I SET statement_timeout = %L', r, '30s');
+			EXCEPTION WHEN insufficient_privilege OR object_not_in_prerequisite_state THEN
+				NULL; -- may not alter them; the CLI sets its own anyway
+			END;
+		END IF;
+	END LOOP;
 	RETURN 'ready';
 END
 $$;
@@ -2646,8 +2660,8 @@ ALTER TABLE ONLY brain.pages ALTER COLUMN id SET DEFAULT nextval('brain.pages_id
 -- Data for Name: audit_log; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.audit_log VALUES (1, '2026-11-24 23:32:01.216148+00', 's-1', '', 'query', 'success', NULL, '{}', 'search', 'a036edbe74eadd8b170718c92f505b9fdf1d1f6b45f9a5daa26395cc39359e30', 1, '\x0000000000000000000000000000000000000000000000000000000000000000', '\xf03ec981e21f0c4d51ab210c08917a705c38571db1c170d6d2c8ab61609694ff');
-INSERT INTO brain.audit_log VALUES (2, '2026-11-24 23:32:01.217942+00', 's-1', '', 'get_page', 'refused', 'pii_blocked', '{credential}', 'read', '4966388653f18705c65234b96bb1ecc7bca43d2f476e57484b966f6d614da567', 1, '\xf03ec981e21f0c4d51ab210c08917a705c38571db1c170d6d2c8ab61609694ff', '\x1f23594ba571699eb481dddd970b0d3d97f5dbd06b31ecef9ee9ec50d6956aea');
+INSERT INTO brain.audit_log VALUES (1, '2026-11-24 23:40:02.172674+00', 's-1', '', 'query', 'success', NULL, '{}', 'search', 'a036edbe74eadd8b170718c92f505b9fdf1d1f6b45f9a5daa26395cc39359e30', 1, '\x0000000000000000000000000000000000000000000000000000000000000000', '\x409a42746a677f33d7e84c227f549c7b32ca35c968c9e655cd69c7d95f8a20e0');
+INSERT INTO brain.audit_log VALUES (2, '2026-11-24 23:40:02.185157+00', 's-1', '', 'get_page', 'refused', 'pii_blocked', '{credential}', 'read', '4966388653f18705c65234b96bb1ecc7bca43d2f476e57484b966f6d614da567', 1, '\x409a42746a677f33d7e84c227f549c7b32ca35c968c9e655cd69c7d95f8a20e0', '\x2688437cb119bcb5d276d9c60fb1f1528d48a8f3bf23ddbf5236d70708d5a4d3');
 
 
 --
@@ -2664,11 +2678,11 @@ INSERT INTO brain.chunks VALUES (4, 2, 1, 'timeline', '2024-03-01: new wicks', '
 -- Data for Name: config; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.config VALUES ('embedding_dim', '256', '2026-11-24 23:31:59.694012+00');
-INSERT INTO brain.config VALUES ('embedder', 'local', '2026-11-24 23:31:59.694012+00');
-INSERT INTO brain.config VALUES ('embed_model', 'hash-tsv-v1', '2026-11-24 23:31:59.694012+00');
-INSERT INTO brain.config VALUES ('schema_version', '13', '2026-11-24 23:31:59.694012+00');
-INSERT INTO brain.config VALUES ('functions_checksum', '543f504af2375a7a56590c216436db7bc773092b6aea457a306b29b7b63f8847:f58c9e0371b20f9b74b36fa22bec15f8fef0a16d246cd501e97df175f01791b8', '2026-11-24 23:32:00.999606+00');
+INSERT INTO brain.config VALUES ('embedding_dim', '256', '2026-11-24 23:40:01.580689+00');
+INSERT INTO brain.config VALUES ('embedder', 'local', '2026-11-24 23:40:01.580689+00');
+INSERT INTO brain.config VALUES ('embed_model', 'hash-tsv-v1', '2026-11-24 23:40:01.580689+00');
+INSERT INTO brain.config VALUES ('schema_version', '13', '2026-11-24 23:40:01.580689+00');
+INSERT INTO brain.config VALUES ('functions_checksum', 'c8170fc6301fada1c2a911a6d8fcf6ea0c75bb277fd7d64153aaf2ba2f7bc8e1:d8f7bb397cea47b6fb562d47b28e5ddbd6919f638fcb16217ad9c09a478ee934', '2026-11-24 23:40:02.079839+00');
 
 
 --
@@ -2688,14 +2702,14 @@ INSERT INTO brain.corpus_stats VALUES (true, 4, 26);
 -- Data for Name: eval_candidates; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.eval_candidates VALUES (1, 'query', 'who keeps the lanterns', '{people/alice-smith}', '{}', '{}', NULL, NULL, NULL, true, false, 4.200, false, NULL, NULL, '2026-11-24 23:32:01.214726+00');
+INSERT INTO brain.eval_candidates VALUES (1, 'query', 'who keeps the lanterns', '{people/alice-smith}', '{}', '{}', NULL, NULL, NULL, true, false, 4.200, false, NULL, NULL, '2026-11-24 23:40:02.167045+00');
 
 
 --
 -- Data for Name: eval_capture_failures; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-24 23:32:01.131625+00', '2026-11-24 23:32:01.131625+00', 'search', 'db_down', NULL, 'connection refused', NULL);
+INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-24 23:40:02.127628+00', '2026-11-24 23:40:02.127628+00', 'search', 'db_down', NULL, 'connection refused', NULL);
 
 
 --
@@ -2714,17 +2728,17 @@ INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-24 23:32:01.131625+0
 -- Data for Name: page_pii; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.page_pii VALUES (1, '{contact}', DEFAULT, 'heuristic', '2026-11-24 23:32:01.131625+00', false, true);
-INSERT INTO brain.page_pii VALUES (3, '{contact}', DEFAULT, 'heuristic', '2026-11-24 23:32:01.131625+00', false, true);
+INSERT INTO brain.page_pii VALUES (1, '{contact}', DEFAULT, 'heuristic', '2026-11-24 23:40:02.127628+00', false, true);
+INSERT INTO brain.page_pii VALUES (3, '{contact}', DEFAULT, 'heuristic', '2026-11-24 23:40:02.127628+00', false, true);
 
 
 --
 -- Data for Name: pages; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.pages VALUES (1, 'default', 'people/alice-smith', 'Alice Smith', 'page', 'Alice keeps the harbour lanterns lit.', '', '{}', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '2026-11-24 23:32:01.131625+00', '2026-11-24 23:32:01.131625+00');
-INSERT INTO brain.pages VALUES (2, 'default', 'projects/lantern', 'Lantern project', 'page', 'Brass lanterns, rebuilt every spring.', '2024-03-01: new wicks', '{}', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '2026-11-24 23:32:01.131625+00', '2026-11-24 23:32:01.131625+00');
-INSERT INTO brain.pages VALUES (3, 'notes', 'people/alice-smith', 'Alice (notes)', 'page', 'Call Alice about the wicks.', '', '{}', 'cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc', '2026-11-24 23:32:01.131625+00', '2026-11-24 23:32:01.131625+00');
+INSERT INTO brain.pages VALUES (1, 'default', 'people/alice-smith', 'Alice Smith', 'page', 'Alice keeps the harbour lanterns lit.', '', '{}', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '2026-11-24 23:40:02.127628+00', '2026-11-24 23:40:02.127628+00');
+INSERT INTO brain.pages VALUES (2, 'default', 'projects/lantern', 'Lantern project', 'page', 'Brass lanterns, rebuilt every spring.', '2024-03-01: new wicks', '{}', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '2026-11-24 23:40:02.127628+00', '2026-11-24 23:40:02.127628+00');
+INSERT INTO brain.pages VALUES (3, 'notes', 'people/alice-smith', 'Alice (notes)', 'page', 'Call Alice about the wicks.', '', '{}', 'cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc', '2026-11-24 23:40:02.127628+00', '2026-11-24 23:40:02.127628+00');
 
 
 --
@@ -2744,8 +2758,8 @@ INSERT INTO brain.source_boosts VALUES ('people/', 1.5);
 -- Data for Name: sources; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.sources VALUES ('default', 'Default source', '2026-11-24 23:31:59.694012+00', '{}');
-INSERT INTO brain.sources VALUES ('notes', 'Notes', '2026-11-24 23:32:01.131625+00', '{}');
+INSERT INTO brain.sources VALUES ('default', 'Default source', '2026-11-24 23:40:01.580689+00', '{}');
+INSERT INTO brain.sources VALUES ('notes', 'Notes', '2026-11-24 23:40:02.127628+00', '{}');
 
 
 --
