@@ -259,21 +259,19 @@ BEGIN
 	-- auditor: the audit log (004) and the classification it refers to.
 	GRANT SELECT ON brain.audit_log, brain.page_pii TO pgbrain_auditor;
 
-	DROP POLICY IF EXISTS pages_trusted ON brain.pages;
-	DROP POLICY IF EXISTS pages_agent ON brain.pages;
-	DROP POLICY IF EXISTS chunks_trusted ON brain.chunks;
-	DROP POLICY IF EXISTS chunks_agent ON brain.chunks;
-	CREATE POLICY pages_trusted ON brain.pages TO pgbrain_owner, pgbrain_writer, pgbrain_reader
-		USING (true) WITH CHECK (true);
-	CREATE POLICY chunks_trusted ON brain.chunks TO pgbrain_owner, pgbrain_writer, pgbrain_reader
-		USING (true) WITH CHECK (true);
-	CREATE POLICY pages_agent ON brain.pages FOR SELECT TO pgbrain_agent
-		USING (EXISTS (SELECT 1 FROM brain.page_pii t WHERE t.page_id = pages.id AND t.agent_visible));
-	CREATE POLICY chunks_agent ON brain.chunks FOR SELECT TO pgbrain_agent
-		USING (EXISTS (SELECT 1 FROM brain.page_pii t WHERE t.page_id = chunks.page_id AND t.agent_visible));
+	-- Policies are written once (a later change is a new migration):
+	-- rewriting them would lock both tables on every migrate.
+	IF NOT EXISTS (SELECT 1 FROM pg_policies WHERE schemaname = 'brain' AND policyname = 'pages_agent') THEN
+		CREATE POLICY pages_trusted ON brain.pages TO pgbrain_owner, pgbrain_writer, pgbrain_reader
+			USING (true) WITH CHECK (true);
+		CREATE POLICY chunks_trusted ON brain.chunks TO pgbrain_owner, pgbrain_writer, pgbrain_reader
+			USING (true) WITH CHECK (true);
+		CREATE POLICY pages_agent ON brain.pages FOR SELECT TO pgbrain_agent
+			USING (EXISTS (SELECT 1 FROM brain.page_pii t WHERE t.page_id = pages.id AND t.agent_visible));
+		CREATE POLICY chunks_agent ON brain.chunks FOR SELECT TO pgbrain_agent
+			USING (EXISTS (SELECT 1 FROM brain.page_pii t WHERE t.page_id = chunks.page_id AND t.agent_visible));
+	END IF;
 
-	-- A runaway statement of a login member is cut; the CLI sets its own
-	-- (PGBRAIN_STATEMENT_TIMEOUT) after SET ROLE, which these do not reach.
 	-- Role settings are shared by every database of the cluster: written
 	-- once, and never changed if an operator set their own.
 	FOREACH r IN ARRAY ARRAY['pgbrain_agent', 'pgbrain_reader'] LOOP

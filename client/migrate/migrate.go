@@ -176,7 +176,9 @@ func Up(ctx context.Context, conn *pgx.Conn, opts Options) error {
 	// role that could not, get what docs/security.md lists. Roles that are
 	// missing and cannot be created are a WARNING, not an error: the brain
 	// still works for its owner.
-	if _, err := conn.Exec(ctx, `SELECT brain.setup_roles()`); err != nil {
+	// Under tern's lock, like the migrations and the functions: a second
+	// process migrating at the same time would deadlock with these grants.
+	if err := migrate.LockExecTx(ctx, conn, `SELECT brain.setup_roles()`); err != nil {
 		return fmt.Errorf("granting the pgbrain roles (brain.setup_roles): %w", err)
 	}
 	return nil

@@ -2158,21 +2158,19 @@ BEGIN
 	-- auditor: the audit log (004) and the classification it refers to.
 	GRANT SELECT ON brain.audit_log, brain.page_pii TO pgbrain_auditor;
 
-	DROP POLICY IF EXISTS pages_trusted ON brain.pages;
-	DROP POLICY IF EXISTS pages_agent ON brain.pages;
-	DROP POLICY IF EXISTS chunks_trusted ON brain.chunks;
-	DROP POLICY IF EXISTS chunks_agent ON brain.chunks;
-	CREATE POLICY pages_trusted ON brain.pages TO pgbrain_owner, pgbrain_writer, pgbrain_reader
-		USING (true) WITH CHECK (true);
-	CREATE POLICY chunks_trusted ON brain.chunks TO pgbrain_owner, pgbrain_writer, pgbrain_reader
-		USING (true) WITH CHECK (true);
-	CREATE POLICY pages_agent ON brain.pages FOR SELECT TO pgbrain_agent
-		USING (EXISTS (SELECT 1 FROM brain.page_pii t WHERE t.page_id = pages.id AND t.agent_visible));
-	CREATE POLICY chunks_agent ON brain.chunks FOR SELECT TO pgbrain_agent
-		USING (EXISTS (SELECT 1 FROM brain.page_pii t WHERE t.page_id = chunks.page_id AND t.agent_visible));
+	-- Policies are written once (a later change is a new migration):
+	-- rewriting them would lock both tables on every migrate.
+	IF NOT EXISTS (SELECT 1 FROM pg_policies WHERE schemaname = 'brain' AND policyname = 'pages_agent') THEN
+		CREATE POLICY pages_trusted ON brain.pages TO pgbrain_owner, pgbrain_writer, pgbrain_reader
+			USING (true) WITH CHECK (true);
+		CREATE POLICY chunks_trusted ON brain.chunks TO pgbrain_owner, pgbrain_writer, pgbrain_reader
+			USING (true) WITH CHECK (true);
+		CREATE POLICY pages_agent ON brain.pages FOR SELECT TO pgbrain_agent
+			USING (EXISTS (SELECT 1 FROM brain.page_pii t WHERE t.page_id = pages.id AND t.agent_visible));
+		CREATE POLICY chunks_agent ON brain.chunks FOR SELECT TO pgbrain_agent
+			USING (EXISTS (SELECT 1 FROM brain.page_pii t WHERE t.page_id = chunks.page_id AND t.agent_visible));
+	END IF;
 
-	-- A runaway statement of a login member is cut; the CLI sets its own
-	-- (PGBRAIN_STATEMENT_TIMEOUT) after SET ROLE, which these do not reach.
 	-- Role settings are shared by every database of the cluster: written
 	-- once, and never changed if an operator set their own.
 	FOREACH r IN ARRAY ARRAY['pgbrain_agent', 'pgbrain_reader'] LOOP
@@ -2660,8 +2658,8 @@ ALTER TABLE ONLY brain.pages ALTER COLUMN id SET DEFAULT nextval('brain.pages_id
 -- Data for Name: audit_log; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.audit_log VALUES (1, '2026-11-24 23:40:02.172674+00', 's-1', '', 'query', 'success', NULL, '{}', 'search', 'a036edbe74eadd8b170718c92f505b9fdf1d1f6b45f9a5daa26395cc39359e30', 1, '\x0000000000000000000000000000000000000000000000000000000000000000', '\x409a42746a677f33d7e84c227f549c7b32ca35c968c9e655cd69c7d95f8a20e0');
-INSERT INTO brain.audit_log VALUES (2, '2026-11-24 23:40:02.185157+00', 's-1', '', 'get_page', 'refused', 'pii_blocked', '{credential}', 'read', '4966388653f18705c65234b96bb1ecc7bca43d2f476e57484b966f6d614da567', 1, '\x409a42746a677f33d7e84c227f549c7b32ca35c968c9e655cd69c7d95f8a20e0', '\x2688437cb119bcb5d276d9c60fb1f1528d48a8f3bf23ddbf5236d70708d5a4d3');
+INSERT INTO brain.audit_log VALUES (1, '2026-11-24 23:42:07.917304+00', 's-1', '', 'query', 'success', NULL, '{}', 'search', 'a036edbe74eadd8b170718c92f505b9fdf1d1f6b45f9a5daa26395cc39359e30', 1, '\x0000000000000000000000000000000000000000000000000000000000000000', '\x2b4e8507b7d35d519372b666f4d7a9a6475145a72e826e25b80d2c971f7051ff');
+INSERT INTO brain.audit_log VALUES (2, '2026-11-24 23:42:07.918788+00', 's-1', '', 'get_page', 'refused', 'pii_blocked', '{credential}', 'read', '4966388653f18705c65234b96bb1ecc7bca43d2f476e57484b966f6d614da567', 1, '\x2b4e8507b7d35d519372b666f4d7a9a6475145a72e826e25b80d2c971f7051ff', '\xa33c47a9ecc35cfa8afa7340e7a19ae4747dcbec82ad2d019ebf5ad898139fae');
 
 
 --
@@ -2678,11 +2676,11 @@ INSERT INTO brain.chunks VALUES (4, 2, 1, 'timeline', '2024-03-01: new wicks', '
 -- Data for Name: config; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.config VALUES ('embedding_dim', '256', '2026-11-24 23:40:01.580689+00');
-INSERT INTO brain.config VALUES ('embedder', 'local', '2026-11-24 23:40:01.580689+00');
-INSERT INTO brain.config VALUES ('embed_model', 'hash-tsv-v1', '2026-11-24 23:40:01.580689+00');
-INSERT INTO brain.config VALUES ('schema_version', '13', '2026-11-24 23:40:01.580689+00');
-INSERT INTO brain.config VALUES ('functions_checksum', 'c8170fc6301fada1c2a911a6d8fcf6ea0c75bb277fd7d64153aaf2ba2f7bc8e1:d8f7bb397cea47b6fb562d47b28e5ddbd6919f638fcb16217ad9c09a478ee934', '2026-11-24 23:40:02.079839+00');
+INSERT INTO brain.config VALUES ('embedding_dim', '256', '2026-11-24 23:42:07.564018+00');
+INSERT INTO brain.config VALUES ('embedder', 'local', '2026-11-24 23:42:07.564018+00');
+INSERT INTO brain.config VALUES ('embed_model', 'hash-tsv-v1', '2026-11-24 23:42:07.564018+00');
+INSERT INTO brain.config VALUES ('schema_version', '13', '2026-11-24 23:42:07.564018+00');
+INSERT INTO brain.config VALUES ('functions_checksum', '1f6ee2d5b55704c6259ec44f6e92a510de98699679747a85635e746ba7a86737:d8f7bb397cea47b6fb562d47b28e5ddbd6919f638fcb16217ad9c09a478ee934', '2026-11-24 23:42:07.84222+00');
 
 
 --
@@ -2702,14 +2700,14 @@ INSERT INTO brain.corpus_stats VALUES (true, 4, 26);
 -- Data for Name: eval_candidates; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.eval_candidates VALUES (1, 'query', 'who keeps the lanterns', '{people/alice-smith}', '{}', '{}', NULL, NULL, NULL, true, false, 4.200, false, NULL, NULL, '2026-11-24 23:40:02.167045+00');
+INSERT INTO brain.eval_candidates VALUES (1, 'query', 'who keeps the lanterns', '{people/alice-smith}', '{}', '{}', NULL, NULL, NULL, true, false, 4.200, false, NULL, NULL, '2026-11-24 23:42:07.916658+00');
 
 
 --
 -- Data for Name: eval_capture_failures; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-24 23:40:02.127628+00', '2026-11-24 23:40:02.127628+00', 'search', 'db_down', NULL, 'connection refused', NULL);
+INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-24 23:42:07.889848+00', '2026-11-24 23:42:07.889848+00', 'search', 'db_down', NULL, 'connection refused', NULL);
 
 
 --
@@ -2728,17 +2726,17 @@ INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-24 23:40:02.127628+0
 -- Data for Name: page_pii; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.page_pii VALUES (1, '{contact}', DEFAULT, 'heuristic', '2026-11-24 23:40:02.127628+00', false, true);
-INSERT INTO brain.page_pii VALUES (3, '{contact}', DEFAULT, 'heuristic', '2026-11-24 23:40:02.127628+00', false, true);
+INSERT INTO brain.page_pii VALUES (1, '{contact}', DEFAULT, 'heuristic', '2026-11-24 23:42:07.889848+00', false, true);
+INSERT INTO brain.page_pii VALUES (3, '{contact}', DEFAULT, 'heuristic', '2026-11-24 23:42:07.889848+00', false, true);
 
 
 --
 -- Data for Name: pages; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.pages VALUES (1, 'default', 'people/alice-smith', 'Alice Smith', 'page', 'Alice keeps the harbour lanterns lit.', '', '{}', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '2026-11-24 23:40:02.127628+00', '2026-11-24 23:40:02.127628+00');
-INSERT INTO brain.pages VALUES (2, 'default', 'projects/lantern', 'Lantern project', 'page', 'Brass lanterns, rebuilt every spring.', '2024-03-01: new wicks', '{}', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '2026-11-24 23:40:02.127628+00', '2026-11-24 23:40:02.127628+00');
-INSERT INTO brain.pages VALUES (3, 'notes', 'people/alice-smith', 'Alice (notes)', 'page', 'Call Alice about the wicks.', '', '{}', 'cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc', '2026-11-24 23:40:02.127628+00', '2026-11-24 23:40:02.127628+00');
+INSERT INTO brain.pages VALUES (1, 'default', 'people/alice-smith', 'Alice Smith', 'page', 'Alice keeps the harbour lanterns lit.', '', '{}', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '2026-11-24 23:42:07.889848+00', '2026-11-24 23:42:07.889848+00');
+INSERT INTO brain.pages VALUES (2, 'default', 'projects/lantern', 'Lantern project', 'page', 'Brass lanterns, rebuilt every spring.', '2024-03-01: new wicks', '{}', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '2026-11-24 23:42:07.889848+00', '2026-11-24 23:42:07.889848+00');
+INSERT INTO brain.pages VALUES (3, 'notes', 'people/alice-smith', 'Alice (notes)', 'page', 'Call Alice about the wicks.', '', '{}', 'cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc', '2026-11-24 23:42:07.889848+00', '2026-11-24 23:42:07.889848+00');
 
 
 --
@@ -2758,8 +2756,8 @@ INSERT INTO brain.source_boosts VALUES ('people/', 1.5);
 -- Data for Name: sources; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.sources VALUES ('default', 'Default source', '2026-11-24 23:40:01.580689+00', '{}');
-INSERT INTO brain.sources VALUES ('notes', 'Notes', '2026-11-24 23:40:02.127628+00', '{}');
+INSERT INTO brain.sources VALUES ('default', 'Default source', '2026-11-24 23:42:07.564018+00', '{}');
+INSERT INTO brain.sources VALUES ('notes', 'Notes', '2026-11-24 23:42:07.889848+00', '{}');
 
 
 --
