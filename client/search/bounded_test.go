@@ -88,6 +88,11 @@ func debianBrain(t *testing.T, n int) (*brain.Brain, string, []string) {
 	if _, err := ingest.ImportDocs(context.Background(), b, docs, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
+	// Plans follow statistics: take them now rather than when autovacuum
+	// gets to it.
+	if _, err := b.Pool.Exec(ctx(t), `ANALYZE brain.chunks; ANALYZE brain.pages; ANALYZE brain.page_pii`); err != nil {
+		t.Fatal(err)
+	}
 	common := make([]string, 0, len(freq))
 	for w := range freq {
 		common = append(common, w)

@@ -16,7 +16,7 @@ import (
 // pgbrain_agent (auto_explain, logged to the client) and requires the GIN
 // and HNSW indexes in them, and the policy applied where text is read.
 func TestAgentSearchPlansUseTheIndexes(t *testing.T) {
-	_, url, common := debianBrain(t, 2000)
+	_, url, common := debianBrain(t, 3000)
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		t.Fatal(err)
