@@ -33,3 +33,4 @@
 {{ template "contradiction_pairs.sql" . }}
 {{ template "contradiction_trend.sql" . }}
 {{ template "contradiction_dismiss.sql" . }}
+{{ template "page_access.sql" . }}

@@ -22,7 +22,7 @@
 --   term past that is cut by length-normalised ts_rank), plus up to
 --   keyword_candidates chunks matching all word groups but at most one,
 --   groups no chunk holds not counted (so a chunk whose words are all
---   common is not lost). MaxScore bound:
+--   common is not lost), for queries of at most 16 such groups. MaxScore bound:
 --   a chunk holding none of the rare terms scores at most
 --   (Σ_other terms idf·(k1 + 1)·(1 + coverage_weight) + title_affinity ·
 --   Σ_all terms idf)·(1 + title_coverage)·(1 + strict_bonus) (a title word
@@ -40,6 +40,12 @@
 -- terms_scanned, terms_total, exact, phrases_dropped, title_scored (how
 -- many chunks the title terms were computed for), parser} (parser is
 -- brain.parse_query's info, so callers need not parse again).
+-- SECURITY DEFINER: it runs as the owner of the brain's tables, past their
+-- row security, because a policy keeps the planner from using the GIN
+-- index for tsv @@ q (the operator is not leakproof); it returns ids and
+-- scores only, and reads term statistics agents may not read. Callers read
+-- text through their own policies: brain.keyword_search and brain.search
+-- drop the chunks the caller may not see.
 CREATE OR REPLACE FUNCTION brain.keyword_scan(
 	q text,
 	lim int DEFAULT 10,
@@ -47,7 +53,7 @@ CREATE OR REPLACE FUNCTION brain.keyword_scan(
 	compiled_only boolean DEFAULT false,
 	exhaustive boolean DEFAULT false)
 RETURNS TABLE (chunk_id bigint, page_id bigint, score float8, keyword_rank int, meta jsonb)
-LANGUAGE plpgsql STABLE ROWS 30 SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+LANGUAGE plpgsql STABLE ROWS 30 SECURITY DEFINER SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
 	p record;
 	filt tsquery;
@@ -137,7 +143,11 @@ BEGIN
 		-- GIN scan, usually few rows, which catches the right chunk when its
 		-- words are common ones. Groups no chunk holds (a misspelling) do
 		-- not count, or they would use up the one group that may be missing.
-		IF NOT exhaustive AND cardinality(live) > 1 THEN
+		-- Not past 16 groups: the near-match tsquery grows with the square of
+		-- the groups, and a long query's rare terms already bring its
+		-- candidates (32 common words made this one step half a second on
+		-- 20,000 chunks; docs/security.md, "Bounded queries").
+		IF NOT exhaustive AND cardinality(live) BETWEEN 2 AND 16 THEN
 			near := brain.near_strict(live, 1);
 			found := ARRAY(SELECT DISTINCT x FROM unnest(coalesce(found, '{}') || coalesce(brain.keyword_candidates(
 				CASE WHEN filt IS NULL THEN near ELSE near && filt END,
@@ -354,5 +364,7 @@ BEGIN ATOMIC
 	SELECT k.chunk_id, k.page_id, k.score, k.keyword_rank
 	FROM brain.keyword_scan(q, lim, source_ids, compiled_only) k
 	WHERE k.chunk_id IS NOT NULL
+	  -- through the caller's row security: an agent gets no blocked chunk
+	  AND EXISTS (SELECT 1 FROM brain.chunks c WHERE c.id = k.chunk_id)
 	ORDER BY k.keyword_rank;
 END;

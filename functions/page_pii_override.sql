@@ -1,6 +1,7 @@
 -- brain.page_pii_override(source_id, slug, categories): an operator's
 -- classification of one page (origin 'operator'), which heuristic
--- re-classification on import or put never overwrites. Unknown names and
+-- re-classification on import or put never overwrites; it is current (not
+-- stale) until the page's slug, title or body changes. Unknown names and
 -- unknown pages are errors naming the input. Returns the stored row.
 CREATE OR REPLACE FUNCTION brain.page_pii_override(p_source text, p_slug text, p_categories text[])
 RETURNS brain.page_pii
@@ -17,7 +18,7 @@ BEGIN
 	INSERT INTO brain.page_pii AS t (page_id, categories, origin, updated_at)
 	VALUES (pid, brain.pii_normalize(p_categories), 'operator', now())
 	ON CONFLICT (page_id) DO UPDATE
-		SET categories = EXCLUDED.categories, origin = 'operator', updated_at = now()
+		SET categories = EXCLUDED.categories, origin = 'operator', stale = false, updated_at = now()
 	RETURNING t.* INTO out;
 	RETURN out;
 END

@@ -1,3 +1,41 @@
+-- brain.query_bound(q, max_words, max_chars): the part of q that search
+-- reads (docs/security.md, "Bounded queries"), computed before any
+-- tsvector or tsquery work so that a huge query costs little more than a
+-- short one.
+-- Guarantees: only the first 2 * max_chars characters are looked at; a word
+-- is a run of characters other than white space and ASCII punctuation
+-- (letters and digits of any script, emoji; the same in every locale);
+-- kept is q up to (not including) whichever comes first of the
+-- (max_words + 1)-th distinct word (case-folded) and the
+-- (4 * max_words + 1)-th word, then cut to max_chars characters; words is
+-- how many distinct words the part looked at holds; cut is true when kept
+-- is not q. Defaults: 32 distinct words, 128 words, 4,096 characters.
+-- (The keyword arm's near-match step grows with the square of the word
+-- groups: 64 common words cost it ten times what 32 do.)
+CREATE OR REPLACE FUNCTION brain.query_bound(q text, max_words int DEFAULT 32, max_chars int DEFAULT 4096,
+	OUT kept text, OUT words int, OUT cut boolean)
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+	WITH toks AS (
+		SELECT m[1] || m[2] AS piece, lower(m[2]) AS word, t.ord
+		FROM regexp_matches(left(q, 2 * greatest(max_chars, 1)), '([\s!-/:-@\[-`{-~]*)([^\s!-/:-@\[-`{-~]+)', 'g') WITH ORDINALITY AS t (m, ord)
+	), firsts AS (
+		SELECT min(toks.ord) AS first FROM toks GROUP BY toks.word
+	), stop AS (
+		SELECT least(
+			coalesce((SELECT f.first FROM firsts f ORDER BY f.first OFFSET greatest(max_words, 1) LIMIT 1), 9223372036854775807),
+			CASE WHEN (SELECT count(*) FROM toks) > 4 * greatest(max_words, 1) THEN 4 * greatest(max_words, 1) + 1 ELSE 9223372036854775807 END) AS at_ord
+	), k AS (
+		SELECT CASE WHEN stop.at_ord = 9223372036854775807 AND length(q) <= 2 * greatest(max_chars, 1) THEN q
+		            ELSE coalesce((SELECT string_agg(toks.piece, '' ORDER BY toks.ord) FROM toks WHERE toks.ord < stop.at_ord), '') END AS txt
+		FROM stop
+	)
+	SELECT left(k.txt, greatest(max_chars, 1)),
+	       (SELECT count(*)::int FROM firsts),
+	       q IS DISTINCT FROM left(k.txt, greatest(max_chars, 1))
+	FROM k;
+END;
+
 -- brain.parse_query(q): how a search query is read (docs/retrieval.md,
 -- "Query grammar").
 --
@@ -14,6 +52,9 @@
 -- email) and its parts ("e" and "mail"). Text goes through
 -- brain.cjk_bigrams and the brain.english_unaccent configuration, like
 -- pages (brain.text_tsvector).
+-- Only brain.query_bound(q) is read: at most 32 distinct words, 128 words
+-- and 4,096 characters, so the work below is bounded whatever q holds; a
+-- plain word group repeated in the query is kept once (a bag of words).
 -- Returns:
 -- * terms: the distinct lexemes BM25 sums over (every positive word, all
 --   forms of hyphenated words, phrase words; never negated words);
@@ -23,8 +64,10 @@
 -- * filter_q: what every result must satisfy (phrases AND negations), NULL
 --   when the query has neither;
 -- * groups: the word groups strict_q ANDs (phrases and negations excluded);
--- * info: jsonb {terms, phrases, negated, or_groups, strict} describing what
---   the parser did, reported in search meta.
+-- * info: jsonb {terms, phrases, negated, or_groups, strict, cut} describing
+--   what the parser did, reported in search meta; cut is null when all of q
+--   was read, else {words_total, words_kept, chars_kept} (words_total counts
+--   the distinct words of the first 8,192 characters).
 CREATE OR REPLACE FUNCTION brain.parse_query(q text,
 	OUT terms text[], OUT strict_q tsquery, OUT filter_q tsquery, OUT groups tsquery[], OUT info jsonb)
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
@@ -44,12 +87,19 @@ DECLARE
 	parts tsquery;
 	joined text[];
 	first_group boolean;
+	b record;
+	cut_info jsonb;
 BEGIN
 	terms := '{}';
 	groups := '{}';
 	IF q IS NULL THEN
-		info := jsonb_build_object('terms', '[]'::jsonb, 'phrases', '[]'::jsonb, 'negated', '[]'::jsonb, 'or_groups', 0, 'strict', NULL);
+		info := jsonb_build_object('terms', '[]'::jsonb, 'phrases', '[]'::jsonb, 'negated', '[]'::jsonb, 'or_groups', 0, 'strict', NULL, 'cut', NULL);
 		RETURN;
+	END IF;
+	b := brain.query_bound(q);
+	IF b.cut THEN
+		cut_info := jsonb_build_object('words_total', b.words, 'words_kept', (SELECT count(DISTINCT lower(m[1]))::int FROM regexp_matches(b.kept, '[^\s!-/:-@\[-`{-~]+', 'g') m), 'chars_kept', length(b.kept));
+		q := b.kept;
 	END IF;
 	FOR tok IN
 		SELECT m[1] FROM regexp_matches(translate(brain.cjk_bigrams(q), '“”„«»', '"""""'), '("[^"]*"?|[^\s"]+)', 'g') AS m
@@ -124,6 +174,8 @@ BEGIN
 			IF first_group AND pending_or THEN
 				comps[cardinality(comps)] := comps[cardinality(comps)] || g;
 				n_or := n_or + 1;
+			ELSIF g = ANY (comps) THEN
+				NULL; -- a repeated word adds nothing to a bag of words
 			ELSE
 				comps := comps || g;
 			END IF;
@@ -142,7 +194,7 @@ BEGIN
 		END IF;
 	END IF;
 	info := jsonb_build_object('terms', to_jsonb(terms), 'phrases', to_jsonb(phrases),
-		'negated', to_jsonb(negated), 'or_groups', n_or, 'strict', strict_q::text);
+		'negated', to_jsonb(negated), 'or_groups', n_or, 'strict', strict_q::text, 'cut', cut_info);
 END
 $fn$;
 

@@ -31,6 +31,19 @@
 --   pages. Semantic embedders (vector_fill_only 0) always fuse.
 -- * Fusion, boosts, detail, dedup, order and snippets: as documented on
 --   brain.hybrid_search, which is this function without meta.
+-- * Bounded: the keyword arm reads brain.query_bound(q) (meta parser.cut
+--   says what was cut), and so do brain.detect_detail and the 'local' query
+--   vector; snippets highlight at most the parser's terms in the first
+--   4,000 characters of a chunk.
+-- * Row security: the two arms (brain.keyword_scan, brain.vector_search)
+--   run as the functions' owner so that they use the GIN and HNSW indexes,
+--   and return ids and scores only; every slug, title, chunk text and
+--   snippet is read here, as the caller, through the row-security policies
+--   of brain.pages and brain.chunks. meta.withheld counts the pages the
+--   caller may not see that had a chunk among the first lim of either arm:
+--   {pages, unclassified (no current classification), categories (the
+--   blocked categories, brain.pii_blocked(), those pages hold)}, zeros for a caller without row
+--   security (the owner).
 CREATE OR REPLACE FUNCTION brain.search(
 	q text,
 	qvec vector DEFAULT NULL,
@@ -50,7 +63,7 @@ RETURNS TABLE (slug text, source_id text, page_id bigint, chunk_id bigint, chunk
 	snippet text, meta jsonb)
 LANGUAGE plpgsql VOLATILE ROWS 30 SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
-	d text := lower(coalesce(nullif(btrim(detail), ''), brain.detect_detail(q), 'medium'));
+	d text := lower(coalesce(nullif(btrim(detail), ''), brain.detect_detail((brain.query_bound(q)).kept), 'medium'));
 	wk float8 := coalesce(keyword_weight, brain.search_setting('keyword_weight'));
 	wv float8 := coalesce(vector_weight, brain.search_setting('vector_weight'));
 	k float8 := coalesce(rrf_k, brain.search_setting('rrf_k'));
@@ -73,6 +86,14 @@ DECLARE
 	skipped text;
 	m jsonb;
 	got int;
+	qb text := (brain.query_bound(q)).kept;
+	kw_pids bigint[] := '{}';
+	v_ids bigint[] := '{}';
+	v_pids bigint[] := '{}';
+	v_dists float8[] := '{}';
+	v_ranks int[] := '{}';
+	wh jsonb := jsonb_build_object('pages', 0, 'unclassified', 0, 'categories', '[]'::jsonb);
+	vis bigint[];
 BEGIN
 	IF d NOT IN ('low', 'medium', 'high') THEN
 		RAISE EXCEPTION 'detail must be low, medium or high, not %', quote_literal(detail)
@@ -89,8 +110,9 @@ BEGIN
 		SELECT coalesce(array_agg(s.chunk_id ORDER BY s.keyword_rank) FILTER (WHERE s.chunk_id IS NOT NULL), '{}'),
 		       coalesce(array_agg(s.score ORDER BY s.keyword_rank) FILTER (WHERE s.chunk_id IS NOT NULL), '{}'),
 		       coalesce(array_agg(s.keyword_rank ORDER BY s.keyword_rank) FILTER (WHERE s.chunk_id IS NOT NULL), '{}'),
+		       coalesce(array_agg(s.page_id ORDER BY s.keyword_rank) FILTER (WHERE s.chunk_id IS NOT NULL), '{}'),
 		       count(DISTINCT s.page_id), max(s.meta::text)::jsonb
-		INTO kw_ids, kw_scores, kw_ranks, kw_pages, kw_meta
+		INTO kw_ids, kw_scores, kw_ranks, kw_pids, kw_pages, kw_meta
 		FROM brain.keyword_scan(q, n, source_ids, d = 'low') s;
 		parser := kw_meta -> 'parser';
 		kw_meta := kw_meta - 'parser';
@@ -122,7 +144,7 @@ BEGIN
 		skipped := 'keyword_filled';
 	ELSE
 		IF v IS NULL AND coalesce(embed, true) AND brain.embedder() = 'local' THEN
-			v := brain.embed_local(q);
+			v := brain.embed_local(qb);
 		END IF;
 		enabled := v IS NOT NULL;
 		IF v IS NULL THEN
@@ -132,18 +154,49 @@ BEGIN
 	run_vec := skipped IS NULL;
 	IF NOT run_vec THEN
 		wv := 0;
+	ELSE
+		SELECT coalesce(array_agg(x.chunk_id ORDER BY x.vector_rank), '{}'), coalesce(array_agg(x.page_id ORDER BY x.vector_rank), '{}'),
+		       coalesce(array_agg(x.distance ORDER BY x.vector_rank), '{}'), coalesce(array_agg(x.vector_rank ORDER BY x.vector_rank), '{}')
+		INTO v_ids, v_pids, v_dists, v_ranks
+		FROM brain.vector_search(v, n, source_ids, d = 'low') x;
+	END IF;
+	-- The candidates the caller may see: one primary-key probe each,
+	-- through the caller's policies (id = ANY is leakproof, so the index
+	-- serves it under row security); all of them for the owner.
+	vis := kw_ids || v_ids;
+	IF row_security_active('brain.chunks'::regclass) THEN
+		vis := ARRAY(SELECT c.id FROM brain.chunks c WHERE c.id = ANY (vis));
+	END IF;
+	-- What the caller's row security hid among the leading candidates
+	-- (nothing, and no query, when every candidate is visible).
+	IF cardinality(vis) < (SELECT count(DISTINCT x) FROM unnest(kw_ids || v_ids) x) THEN
+		SELECT jsonb_build_object(
+			'pages', count(*),
+			'unclassified', count(*) FILTER (WHERE NOT EXISTS (
+				SELECT 1 FROM brain.page_pii t WHERE t.page_id = h.pid AND NOT t.stale)),
+			'categories', to_jsonb(ARRAY(
+				SELECT c FROM unnest(brain.pages_pii_categories(coalesce(array_agg(h.pid), '{}'))) c
+				WHERE c = ANY (brain.pii_blocked()) ORDER BY c COLLATE "C")))
+		INTO wh
+		FROM (
+			SELECT DISTINCT u.pid
+			FROM (SELECT * FROM unnest(kw_ids, kw_pids, kw_ranks)
+			      UNION ALL SELECT * FROM unnest(v_ids, v_pids, v_ranks)) AS u (cid, pid, r)
+			WHERE u.r <= lim AND NOT u.cid = ANY (vis)
+		) h;
 	END IF;
 	m := jsonb_build_object(
 		'detail_resolved', d, 'vector_enabled', enabled, 'vector_ran', run_vec, 'vector_skipped', skipped,
 		'keyword_weight', wk, 'vector_weight', coalesce(vector_weight, brain.search_setting('vector_weight')),
-		'rrf_k', k, 'parser', parser, 'keyword_scan', kw_meta, 'vector_index', ix);
+		'rrf_k', k, 'parser', parser, 'keyword_scan', kw_meta, 'vector_index', ix, 'withheld', wh);
 
 	RETURN QUERY
 	WITH kw AS MATERIALIZED (
 		SELECT x.cid AS chunk_id, x.sc AS score, x.r AS keyword_rank
 		FROM unnest(kw_ids, kw_scores, kw_ranks) AS x (cid, sc, r)
 	), vec AS MATERIALIZED (
-		SELECT * FROM brain.vector_search(CASE WHEN run_vec THEN v END, n, source_ids, d = 'low')
+		SELECT x.cid AS chunk_id, x.dist AS distance, x.r AS vector_rank
+		FROM unnest(v_ids, v_dists, v_ranks) AS x (cid, dist, r)
 	), fused AS (
 		SELECT coalesce(kw.chunk_id, vec.chunk_id) AS cid,
 		       kw.keyword_rank AS kr, vec.vector_rank AS vr,
@@ -153,6 +206,14 @@ BEGIN
 		         ELSE coalesce(wk / (k + kw.keyword_rank), 0) + coalesce(wv / (k + vec.vector_rank), 0)
 		       END AS s
 		FROM kw FULL JOIN vec ON vec.chunk_id = kw.chunk_id
+	), ch AS MATERIALIZED (
+		-- Read by id, through the caller's policies: the planner cannot
+		-- misjudge a join with the policies' filters.
+		SELECT c.id, c.page_id, c.chunk_index, c.chunk_source, c.text, c.embedding
+		FROM brain.chunks c WHERE c.id = ANY (vis)
+	), pg AS MATERIALIZED (
+		SELECT p.id, p.slug, p.source_id, p.title, p.type
+		FROM brain.pages p WHERE p.id = ANY (ARRAY(SELECT ch.page_id FROM ch))
 	), scored AS (
 		SELECT f.cid, f.kr, f.vr, c.page_id AS pid, c.chunk_index AS cidx, c.chunk_source AS csrc,
 		       c.text AS ctext, c.embedding AS emb, p.slug AS pslug, p.source_id AS psrc,
@@ -162,8 +223,8 @@ BEGIN
 				WHERE starts_with(p.slug, sb.prefix)
 				ORDER BY length(sb.prefix) DESC LIMIT 1), 1.0) END AS fs
 		FROM fused f
-		JOIN brain.chunks c ON c.id = f.cid
-		JOIN brain.pages p ON p.id = c.page_id
+		JOIN ch c ON c.id = f.cid
+		JOIN pg p ON p.id = c.page_id
 	), in_page AS (
 		SELECT sc.*, row_number() OVER (PARTITION BY sc.pid ORDER BY sc.fs DESC, sc.cid) AS pr
 		FROM scored sc

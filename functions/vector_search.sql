@@ -15,13 +15,16 @@
 -- scans instead (brain.vector_scan = 'exact', as LongMemEval's scratch brain
 -- does). The check reads the catalog, not brain.vector_index_status(), so
 -- a query does not depend on the index state table.
+-- SECURITY DEFINER, like brain.keyword_scan: ids and distances only, found
+-- past row security so that a blocked chunk cannot starve the HNSW list;
+-- brain.search reads text through the caller's policies.
 CREATE OR REPLACE FUNCTION brain.vector_search(
 	qvec vector,
 	lim int DEFAULT 10,
 	source_ids text[] DEFAULT NULL,
 	compiled_only boolean DEFAULT false)
 RETURNS TABLE (chunk_id bigint, page_id bigint, distance float8, vector_rank int)
-LANGUAGE plpgsql VOLATILE ROWS 30 SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+LANGUAGE plpgsql VOLATILE ROWS 30 SECURITY DEFINER SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
 	only_compiled boolean := coalesce(compiled_only, false);
 BEGIN

@@ -23,13 +23,50 @@ type Brain struct {
 // ErrNotInitialized means the database has no brain schema yet.
 var ErrNotInitialized = errors.New("this database holds no brain yet: run 'pgbrain init'")
 
-// Open connects to url and checks that the schema is current.
+// The database roles of sql/015 (docs/security.md, "Roles").
+const (
+	RoleOwner   = "pgbrain_owner"
+	RoleWriter  = "pgbrain_writer"
+	RoleReader  = "pgbrain_reader"
+	RoleAgent   = "pgbrain_agent"
+	RoleAuditor = "pgbrain_auditor"
+)
+
+// Access says how a pool's connections act once connected.
+type Access struct {
+	// Role is SET on every connection; "" keeps the connecting role (the
+	// owner, who also runs migrations and index DDL). A role that does not
+	// exist, or that the login may not SET (a brain migrated by a role that
+	// could not create or grant roles), is skipped, except RoleAgent, which
+	// is an error: agents must never run unrestricted.
+	Role string
+	// StatementTimeout, when set, is the statement_timeout of every
+	// connection (a PostgreSQL interval such as "30s"; "0" turns it off).
+	StatementTimeout string
+}
+
+// ErrNoAgentRole means the database has no pgbrain_agent role, so row
+// security cannot restrict what an agent sees.
+var ErrNoAgentRole = errors.New("the role pgbrain_agent does not exist in this cluster, so the database cannot restrict what agents see: " +
+	"have a superuser run 'pgbrain migrate' (or SELECT brain.setup_roles()) on this database; see docs/security.md")
+
+// Open connects to url as the connecting role and checks that the schema
+// is current.
 func Open(ctx context.Context, url string) (*Brain, error) {
+	return OpenAs(ctx, url, Access{})
+}
+
+// OpenAs is Open with every connection switched to a.Role (SET ROLE) and
+// given a.StatementTimeout, so a command holds only the privileges it needs.
+func OpenAs(ctx context.Context, url string, a Access) (*Brain, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parsing database URL: %w", err)
 	}
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		if err := setAccess(ctx, c, a); err != nil {
+			return err
+		}
 		// The vector type only exists once the extension is installed.
 		var ok bool
 		if err := c.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_type WHERE typname = 'vector')`).Scan(&ok); err != nil || !ok {
@@ -47,6 +84,39 @@ func Open(ctx context.Context, url string) (*Brain, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+func setAccess(ctx context.Context, c *pgx.Conn, a Access) error {
+	if a.Role != "" {
+		var exists, member bool
+		err := c.QueryRow(ctx, `SELECT to_regrole($1) IS NOT NULL,
+			coalesce(pg_has_role(session_user, to_regrole($1), 'MEMBER'), false)`, a.Role).Scan(&exists, &member)
+		if err != nil {
+			return fmt.Errorf("looking up role %s: %w", a.Role, err)
+		}
+		switch {
+		case !exists && a.Role == RoleAgent:
+			return ErrNoAgentRole
+		case !member && a.Role == RoleAgent:
+			return fmt.Errorf("role %s may not act as %s, and serve never runs unrestricted: have a superuser run GRANT %s TO %s (docs/security.md)",
+				c.Config().User, a.Role, a.Role, c.Config().User)
+		case !exists || !member:
+			// Nothing this login may drop to (roles missing, or not
+			// granted to it): it runs as itself, the brain's owner, as
+			// before roles existed; doctor reports the roles.
+		default:
+			// Role names are constants of this package, never user input.
+			if _, err := c.Exec(ctx, `SET ROLE `+pgx.Identifier{a.Role}.Sanitize()); err != nil {
+				return fmt.Errorf("switching to role %s: %w", a.Role, err)
+			}
+		}
+	}
+	if a.StatementTimeout != "" {
+		if _, err := c.Exec(ctx, `SELECT set_config('statement_timeout', $1, false)`, a.StatementTimeout); err != nil {
+			return fmt.Errorf("setting statement_timeout to %q (PGBRAIN_STATEMENT_TIMEOUT): %w", a.StatementTimeout, err)
+		}
+	}
+	return nil
 }
 
 func (b *Brain) check(ctx context.Context) error {

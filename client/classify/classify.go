@@ -79,15 +79,15 @@ func Pages(ctx context.Context, q Querier, classify Classifier, ids []int64) (in
 const scanBatch = 200
 
 // All classifies every page of the brain (or, with onlyMissing, the pages
-// that have never been classified, e.g. imported before classification
-// existed) and returns how many pages were looked at and how many tags
+// without a current classification: never classified, e.g. written from
+// psql, or stale since their slug, title or body changed) and returns how many pages were looked at and how many tags
 // changed.
 func All(ctx context.Context, q Querier, classify Classifier, onlyMissing bool) (seen int, changed int64, err error) {
 	var after int64
 	for {
 		rows, err := q.Query(ctx, `
 			SELECT p.id FROM brain.pages p
-			WHERE p.id > $1 AND (NOT $2 OR NOT EXISTS (SELECT 1 FROM brain.page_pii t WHERE t.page_id = p.id))
+			WHERE p.id > $1 AND (NOT $2 OR NOT EXISTS (SELECT 1 FROM brain.page_pii t WHERE t.page_id = p.id AND NOT t.stale))
 			ORDER BY p.id LIMIT $3`, after, onlyMissing, scanBatch)
 		if err != nil {
 			return seen, changed, fmt.Errorf("listing pages to classify: %w", err)
@@ -133,13 +133,16 @@ func record(ctx context.Context, q Querier, classify Classifier, query string, a
 
 // Tag is a page's stored classification.
 type Tag struct {
-	PageID      int64     `json:"page_id"`
-	SourceID    string    `json:"source_id"`
-	Slug        string    `json:"slug"`
-	Categories  []string  `json:"categories"`
-	Sensitivity string    `json:"sensitivity"` // none, low, moderate or high
-	Origin      string    `json:"origin"`      // heuristic, operator, or "" when never classified
-	UpdatedAt   time.Time `json:"updated_at"`
+	PageID      int64    `json:"page_id"`
+	SourceID    string   `json:"source_id"`
+	Slug        string   `json:"slug"`
+	Categories  []string `json:"categories"`
+	Sensitivity string   `json:"sensitivity"` // none, low, moderate or high
+	Origin      string   `json:"origin"`      // heuristic, operator, or "" when never classified
+	// Stale: the page's slug, title or body changed since; agents do not
+	// see it until it is classified again.
+	Stale     bool      `json:"stale"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // ErrPageNotFound is returned for a slug the source does not hold.
@@ -152,10 +155,11 @@ func Show(ctx context.Context, q Querier, source, slug string) (Tag, error) {
 	var cats []string
 	var sens, origin *string
 	var updated *time.Time
+	var stale *bool
 	err := q.QueryRow(ctx, `
-		SELECT p.id, t.categories, t.sensitivity, t.origin, t.updated_at
+		SELECT p.id, t.categories, t.sensitivity, t.origin, t.updated_at, t.stale
 		FROM brain.pages p LEFT JOIN brain.page_pii t ON t.page_id = p.id
-		WHERE p.source_id = $1 AND p.slug = $2`, source, slug).Scan(&t.PageID, &cats, &sens, &origin, &updated)
+		WHERE p.source_id = $1 AND p.slug = $2`, source, slug).Scan(&t.PageID, &cats, &sens, &origin, &updated, &stale)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return t, fmt.Errorf("%s (source %q): %w: list pages with 'pgbrain list'", slug, source, ErrPageNotFound)
 	}
@@ -163,7 +167,7 @@ func Show(ctx context.Context, q Querier, source, slug string) (Tag, error) {
 		return t, fmt.Errorf("reading the PII classification of %s: %w", slug, err)
 	}
 	if origin != nil {
-		t.Categories, t.Sensitivity, t.Origin, t.UpdatedAt = cats, *sens, *origin, updated.UTC()
+		t.Categories, t.Sensitivity, t.Origin, t.UpdatedAt, t.Stale = cats, *sens, *origin, updated.UTC(), *stale
 	}
 	return t, nil
 }

@@ -86,14 +86,24 @@ func TestOperatorTagsSurviveReimport(t *testing.T) {
 	if strings.Join(tag.Categories, ",") != "behavioral,location" || tag.Origin != "operator" || tag.Sensitivity != "moderate" {
 		t.Fatalf("after set: %+v", tag)
 	}
-	// Changed content, through both write paths, must not touch the override.
-	changed := map[string]string{"ops/release.md": "# Release\n\nMail bob@example.com about it.\n"}
+	// Unchanged content, re-imported, leaves the override alone.
+	importPages(t, b, pages)
+	if tag := show(t, b, "ops/release"); strings.Join(tag.Categories, ",") != "behavioral,location" || tag.Origin != "operator" {
+		t.Fatalf("re-import of unchanged content changed the operator's tags: %+v", tag)
+	}
+	// Changed content, through both write paths, never drops what the
+	// operator said; what the new content holds is added (the operator
+	// has not seen it: fail closed).
+	changed := map[string]string{"ops/release.md": "# Release\n\nnothing personal, v1.2.3\n"}
 	importPages(t, b, changed)
+	if tag := show(t, b, "ops/release"); strings.Join(tag.Categories, ",") != "behavioral,location" || tag.Origin != "operator" {
+		t.Fatalf("re-import overwrote the operator's tags: %+v", tag)
+	}
 	if _, err := ingest.PutPage(ctx, b, "ops/release", []byte("# Release\n\ncall +1 415 555 0132\n"), ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if tag := show(t, b, "ops/release"); strings.Join(tag.Categories, ",") != "behavioral,location" || tag.Origin != "operator" {
-		t.Fatalf("re-import overwrote the operator's tags: %+v", tag)
+	if tag := show(t, b, "ops/release"); strings.Join(tag.Categories, ",") != "behavioral,contact,location" || tag.Origin != "operator" {
+		t.Fatalf("put of content with a phone number: %+v, want the operator's tags plus contact", tag)
 	}
 	// Clearing returns the page to what its content says now.
 	tag, err = classify.Clear(ctx, b.Pool, pii.Classify, "default", "ops/release")
@@ -218,5 +228,47 @@ func TestTaxonomyMatchesSQL(t *testing.T) {
 	}
 	if !slices.Equal(sqlNames, pii.Categories()) {
 		t.Fatalf("SQL taxonomy %v differs from client/pii %v", sqlNames, pii.Categories())
+	}
+}
+
+// A write from psql to a page's body, title or slug makes its tags stale
+// in the same statement, whoever wrote them; All(onlyMissing) classifies
+// the stale pages again, and an unrelated column change does not.
+func TestPsqlWritesMakeTagsStale(t *testing.T) {
+	ctx := context.Background()
+	b := testdb.Open(t)
+	importPages(t, b, pages)
+	if tag := show(t, b, "ops/release"); tag.Stale || tag.Origin != "heuristic" {
+		t.Fatalf("after import: %+v", tag)
+	}
+	for _, tc := range []struct {
+		name, sql string
+		stale     bool
+	}{
+		{"frontmatter only", `UPDATE brain.pages SET frontmatter = '{"x": 1}' WHERE slug = 'ops/release'`, false},
+		{"body", `UPDATE brain.pages SET body = body || E'\nSSN 123-45-6789\n' WHERE slug = 'ops/release'`, true},
+		{"title", `UPDATE brain.pages SET title = 'Release card 4111 1111 1111 1111' WHERE slug = 'ops/release'`, true},
+		{"slug", `UPDATE brain.pages SET slug = 'ops/release-2' WHERE slug = 'ops/release'`, true},
+	} {
+		if _, err := b.Pool.Exec(ctx, tc.sql); err != nil {
+			t.Fatal(err)
+		}
+		slug := "ops/release"
+		if tc.name == "slug" {
+			slug = "ops/release-2"
+		}
+		if tag := show(t, b, slug); tag.Stale != tc.stale {
+			t.Errorf("%s: stale = %v, want %v", tc.name, tag.Stale, tc.stale)
+		}
+		if _, _, err := classify.All(ctx, b.Pool, pii.Classify, true); err != nil {
+			t.Fatal(err)
+		}
+		if tag := show(t, b, slug); tag.Stale {
+			t.Errorf("%s: still stale after pii scan: %+v", tc.name, tag)
+		}
+	}
+	tag := show(t, b, "ops/release-2")
+	if strings.Join(tag.Categories, ",") != "government_id,payment_card" {
+		t.Errorf("after the psql edits and a scan: %v, want government_id and payment_card (title and body)", tag.Categories)
 	}
 }

@@ -54,8 +54,18 @@ type Report struct {
 	// the probe never ran.
 	Contradictions *contradictions.Latest `json:"contradictions"`
 	// Nightly is the nightly quality probe's health.
-	Nightly  *nightly.Health `json:"nightly_quality_probe"`
-	Warnings []string        `json:"warnings"`
+	Nightly *nightly.Health `json:"nightly_quality_probe"`
+	// Unclassified pages have no PII classification, StaleClassified ones
+	// one older than their last write (psql); both are hidden from agents
+	// until 'pgbrain pii scan'. PendingChunks pages were written without
+	// their chunks ('pgbrain embed --stale').
+	Unclassified    int64 `json:"unclassified_pages"`
+	StaleClassified int64 `json:"stale_classifications"`
+	PendingChunks   int64 `json:"pages_pending_chunks"`
+	// Roles is "ready" when the five pgbrain roles exist, else the ones
+	// missing ("missing: ...").
+	Roles    string   `json:"roles"`
+	Warnings []string `json:"warnings"`
 	// Fixed lists what `doctor --fix` did before this report was taken.
 	Fixed []string `json:"fixed,omitempty"`
 }
@@ -186,6 +196,33 @@ func piiCounts(ctx context.Context, db *pgxpool.Pool, r *Report) error {
 		return nil
 	}
 	r.PIICategories = map[string]int64{}
+	var hasStale bool
+	if err := db.QueryRow(ctx, `SELECT to_regclass('brain.page_chunks_pending') IS NOT NULL AND EXISTS (
+		SELECT 1 FROM pg_attribute WHERE attrelid = 'brain.page_pii'::regclass AND attname = 'stale' AND NOT attisdropped)`).Scan(&hasStale); err != nil {
+		return fmt.Errorf("checking for brain.page_chunks_pending and page_pii.stale (migration 013): %w", err)
+	}
+	if hasStale {
+		if err := db.QueryRow(ctx, `
+			SELECT count(*) FILTER (WHERE t.page_id IS NULL), count(*) FILTER (WHERE t.stale),
+			       (SELECT count(*) FROM brain.page_chunks_pending),
+			       coalesce((SELECT 'missing: ' || string_agg(r, ', ' ORDER BY r)
+			                 FROM unnest(ARRAY['pgbrain_owner', 'pgbrain_writer', 'pgbrain_reader', 'pgbrain_agent', 'pgbrain_auditor']) r
+			                 WHERE to_regrole(r) IS NULL), 'ready')
+			FROM brain.pages p LEFT JOIN brain.page_pii t ON t.page_id = p.id`).
+			Scan(&r.Unclassified, &r.StaleClassified, &r.PendingChunks, &r.Roles); err != nil {
+			return fmt.Errorf("counting unclassified pages: %w", err)
+		}
+		if n := r.Unclassified + r.StaleClassified; n > 0 {
+			r.warn("%d pages have no current PII classification (%d never classified, %d changed since, e.g. from psql): agents cannot see them until 'pgbrain pii scan'",
+				n, r.Unclassified, r.StaleClassified)
+		}
+		if r.PendingChunks > 0 {
+			r.warn("%d pages were written without their chunks (e.g. from psql), so search does not find their new text: run 'pgbrain embed --stale'", r.PendingChunks)
+		}
+		if r.Roles != "ready" {
+			r.warn("pgbrain roles %s: every command runs as the connecting role and serve refuses to start; see docs/security.md", strings.TrimPrefix(r.Roles, "missing: "))
+		}
+	}
 	rows, err := db.Query(ctx, `SELECT c, count(DISTINCT p.page_id) FROM brain.page_pii p, unnest(p.categories) c GROUP BY c`)
 	if err != nil {
 		return fmt.Errorf("counting PII categories in brain.page_pii: %w", err)
@@ -255,7 +292,8 @@ func indexAndRuns(ctx context.Context, b *brain.Brain, r *Report) error {
 
 // Fix completes what interrupted commands left half-done: it rebuilds a
 // missing or invalid vector index (unless a running import owns it),
-// finishes an interrupted `embed --all`, and fills stale embeddings. It
+// finishes an interrupted `embed --all`, rechunks pages written outside
+// pgbrain (as `embed --stale` does) and fills stale embeddings. It
 // returns what it did, one line each.
 func Fix(ctx context.Context, b *brain.Brain, opts refresh.Options) ([]string, error) {
 	done := []string{}
@@ -277,6 +315,16 @@ func Fix(ctx context.Context, b *brain.Brain, opts refresh.Options) ([]string, e
 		return done, err
 	case resumed:
 		done = append(done, fmt.Sprintf("embed --all: finished (%d chunks recomputed)", n))
+	}
+	pending, err := ingest.ChunkPending(ctx, b, ingest.Options{Embedder: opts.Embedder})
+	if err != nil {
+		return done, err
+	}
+	if pending.Pages > 0 {
+		done = append(done, fmt.Sprintf("pages written outside pgbrain: %d rechunked", pending.Pages))
+	}
+	for _, f := range pending.Failures {
+		done = append(done, fmt.Sprintf("pages written outside pgbrain: %s left pending: %s", f.Path, f.Reason))
 	}
 	if n, err = refresh.Run(ctx, b, opts); err != nil {
 		return done, err

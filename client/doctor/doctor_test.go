@@ -3,9 +3,12 @@ package doctor
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pgbrain/pgbrain/client/capture"
+	"github.com/pgbrain/pgbrain/client/embed/refresh"
 	"github.com/pgbrain/pgbrain/client/evalconfig"
 	"github.com/pgbrain/pgbrain/testdb"
 )
@@ -90,5 +93,53 @@ func TestDoctorCountsPIIWhenClassified(t *testing.T) {
 	}
 	if fmt.Sprint(r2.PIICategories) != fmt.Sprint(map[string]int64{"contact": 2, "health": 1}) {
 		t.Fatalf("pii counts %v", r2.PIICategories)
+	}
+}
+
+// A page written from psql is counted as unclassified and pending
+// chunking, with warnings naming the commands; doctor --fix does what put
+// would have done, after which nothing is pending.
+func TestDoctorReportsPsqlWrites(t *testing.T) {
+	ctx := context.Background()
+	b := testdb.Open(t)
+	if _, err := b.Pool.Exec(ctx, `INSERT INTO brain.pages (slug, title, body, content_hash)
+		VALUES ('notes/psql', 'Psql', E'# Psql\n\nWritten by a DBA.\n', repeat('a', 64))`); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(ctx, b, evalconfig.Settings{}, nil, capture.NewSpool(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Unclassified != 1 || r.StaleClassified != 0 || r.PendingChunks != 1 || r.Roles != "ready" {
+		t.Fatalf("report %+v, want 1 unclassified, 1 pending, roles ready", r)
+	}
+	joined := strings.Join(r.Warnings, "\n")
+	for _, want := range []string{"pgbrain pii scan", "pgbrain embed --stale"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("warnings %q do not name %q", joined, want)
+		}
+	}
+	fixed, err := Fix(ctx, b, refresh.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(fixed, "pages written outside pgbrain: 1 rechunked") {
+		t.Errorf("fix did %v", fixed)
+	}
+	if r, err = Run(ctx, b, evalconfig.Settings{}, nil, capture.NewSpool(t.TempDir())); err != nil {
+		t.Fatal(err)
+	}
+	if r.Unclassified != 0 || r.PendingChunks != 0 || len(r.Warnings) != 0 {
+		t.Errorf("after fix: %+v", r)
+	}
+	// A later edit from psql makes the classification stale.
+	if _, err := b.Pool.Exec(ctx, `UPDATE brain.pages SET title = 'Psql edited' WHERE slug = 'notes/psql'`); err != nil {
+		t.Fatal(err)
+	}
+	if r, err = Run(ctx, b, evalconfig.Settings{}, nil, capture.NewSpool(t.TempDir())); err != nil {
+		t.Fatal(err)
+	}
+	if r.StaleClassified != 1 || r.Unclassified != 0 {
+		t.Errorf("after a psql title edit: %d stale, %d unclassified; want 1, 0", r.StaleClassified, r.Unclassified)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pgbrain/pgbrain/client/brain"
@@ -234,6 +235,16 @@ func (s *Server) runSearch(ctx context.Context, c *call, tool, q string, o searc
 		return fail[SearchOutput](s.storeFailure(ctx, tool, err))
 	}
 	resp.Results = kept
+	// Pages the database's row security hid from this role (pgbrain_agent:
+	// blocked, unclassified or stale): counted by brain.search itself.
+	if dw := resp.Meta.Withheld; dw != nil && dw.Pages > 0 {
+		if withheld == nil {
+			withheld = &Withheld{Categories: []string{}}
+		}
+		withheld.Count += dw.Pages
+		withheld.Categories = union(withheld.Categories, dw.Categories)
+		c.touched = union(c.touched, dw.Categories)
+	}
 	// What is captured is what the agent saw, so withheld slugs never reach
 	// the eval tables.
 	if s.cfg.Capture != nil {
@@ -327,6 +338,14 @@ func (s *Server) getPage(ctx context.Context, c *call, in GetPageInput) *GetPage
 	in.Slug = markdown.NormalizeSlug(in.Slug)
 	p, err := s.cfg.Pages.GetPage(ctx, source, in.Slug)
 	if errors.Is(err, brain.ErrPageNotFound) {
+		// Row security hides blocked and unclassified pages from the
+		// agent role: say which, rather than that the page is missing.
+		if msg, cats, aerr := s.pageAccess(ctx, source, in.Slug); aerr != nil {
+			return fail[GetPageOutput](s.storeFailure(ctx, ToolGetPage, aerr))
+		} else if msg != "" {
+			c.touched = cats
+			return fail[GetPageOutput](KindPIIBlocked, msg)
+		}
 		return fail[GetPageOutput](KindNotFound, fmt.Sprintf(
 			"no page %q in source %q; use search or list_pages to find slugs", in.Slug, source))
 	}
@@ -344,6 +363,32 @@ func (s *Server) getPage(ctx context.Context, c *call, in GetPageInput) *GetPage
 	}
 	c.result = map[string]int64{"pages": 1, "chunks": int64(p.Chunks), "body_bytes": int64(len(p.Body))}
 	return &GetPageOutput{Envelope: Envelope{Status: StatusSuccess}, Page: p}
+}
+
+// pageAccess explains why row security hides an existing page (a refusal
+// message and the blocked categories), or returns "" when the page does
+// not exist or is not hidden.
+func (s *Server) pageAccess(ctx context.Context, source, slug string) (string, []string, error) {
+	var state string
+	var blocked []string
+	err := s.cfg.DB.QueryRow(ctx, `SELECT state, blocked FROM brain.page_access($1, $2)`, source, slug).Scan(&state, &blocked)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil, nil
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("reading the access state of page %s: %w", slug, err)
+	}
+	switch state {
+	case "blocked":
+		return fmt.Sprintf("page %q holds %s data, which this server does not release", slug, strings.Join(blocked, ", ")), blocked, nil
+	case "unclassified", "stale":
+		what := "has not been classified for personal data"
+		if state == "stale" {
+			what = "changed since it was classified for personal data"
+		}
+		return fmt.Sprintf("page %q %s, so it is withheld until an operator runs 'pgbrain pii scan'", slug, what), []string{}, nil
+	}
+	return "", nil, nil
 }
 
 func (s *Server) listPages(ctx context.Context, c *call, in ListPagesInput) *ListPagesOutput {

@@ -168,7 +168,20 @@ func Up(ctx context.Context, conn *pgx.Conn, opts Options) error {
 	if target < int32(len(m.Migrations)) {
 		return nil
 	}
-	return applyFunctions(ctx, conn, m.Data)
+	if err := applyFunctions(ctx, conn, m.Data); err != nil {
+		return err
+	}
+	// Grants follow the schema: run on every migrate, so a table added by a
+	// later migration, or roles a superuser created after a migration by a
+	// role that could not, get what docs/security.md lists. Roles that are
+	// missing and cannot be created are a WARNING, not an error: the brain
+	// still works for its owner.
+	// Under tern's lock, like the migrations and the functions: a second
+	// process migrating at the same time would deadlock with these grants.
+	if err := migrate.LockExecTx(ctx, conn, `SELECT brain.setup_roles()`); err != nil {
+		return fmt.Errorf("granting the pgbrain roles (brain.setup_roles): %w", err)
+	}
+	return nil
 }
 
 // ErrNoVector reports that the server lacks the pgvector extension.

@@ -125,6 +125,10 @@ func TestFindKinds(t *testing.T) {
 		{KindSecret, "aws secret key is Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdo", []string{"Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdo"}},
 		// Forty hex digits (a git commit) are not AWS keys, nor is a longer run.
 		{KindSecret, "secret key id 3f786850e387550fdab836ed7e6dc881de23001b; secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEYX1", nil},
+		// AWS secret access keys: the credentials file and the shell variable.
+		{KindSecret, "[default]\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n", []string{"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}},
+		{KindSecret, "export AWS_SECRET_ACCESS_KEY=Zq8v+3Jk0pW2rT9yLm4nB7xC1dF6gH5sA0eR2uI8", []string{"Zq8v+3Jk0pW2rT9yLm4nB7xC1dF6gH5sA0eR2uI8"}},
+		{KindSecret, "set aws_secret_access_key in ~/.aws/credentials; AWS_SECRET_ACCESS_KEY: required", nil},
 		{KindURLPassword, "postgres://bob:s3cr3t@db/x", []string{"s3cr3t"}},
 		{KindURLPassword, "postgres://user:password@localhost/db", nil},
 
@@ -208,6 +212,8 @@ func TestClassify(t *testing.T) {
 		{"diagnosed with asthma; genotype; face scan; purchase history; she is Jewish",
 			[]string{Behavioral, Biometric, DemographicProtected, Genetic, Health}},
 		{"Bearer " + jwtHS256, []string{Credential}},
+		{"aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", []string{Credential}},
+		{"export AWS_SECRET_ACCESS_KEY=Zq8v+3Jk0pW2rT9yLm4nB7xC1dF6gH5sA0eR2uI8", []string{Credential}},
 	}
 	for _, tt := range tests {
 		if got := Classify(tt.text); !slices.Equal(got, tt.want) {

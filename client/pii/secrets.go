@@ -28,7 +28,7 @@ var privateKeyRE = regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: 
 // secretAssignRE matches "password: x", "DB_PASSWORD=x", `"api_key": "x"` on
 // the lower-cased text. Group 1 is the name; groups 2-4 the value (double
 // quoted, single quoted, bare).
-var secretAssignRE = regexp.MustCompile(`\b(?:[a-z0-9]+[_\-])*(password|passwd|passphrase|pwd|secret|api[_\-]?key|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token|client[_\-]?secret|secret[_\-]?key|private[_\-]?key)["']?[ \t]*[:=][ \t]*(?:"([^"\r\n]+)"|'([^'\r\n]+)'|([^\s"',;]+))`)
+var secretAssignRE = regexp.MustCompile(`\b(?:[a-z0-9]+[_\-])*(password|passwd|passphrase|pwd|secret|api[_\-]?key|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token|client[_\-]?secret|secret[_\-]?key|secret[_\-]?access[_\-]?key|private[_\-]?key)["']?[ \t]*[:=][ \t]*(?:"([^"\r\n]+)"|'([^'\r\n]+)'|([^\s"',;]+))`)
 
 var secretHints = []string{"pass", "pwd", "secret", "key", "token"}
 

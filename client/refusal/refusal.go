@@ -26,8 +26,9 @@ type Policy struct {
 
 // FromFlag builds the policy from a --pii-block value. Not set: the floor.
 // Set to a list: the floor plus the list; an unknown name is an error that
-// lists the twelve valid names. Set to the empty string: no refusals at all,
-// announced once on warn because it removes the floor.
+// lists the twelve valid names. Set to the empty string: no refusals by
+// the server, announced once on warn; row security in the database still
+// withholds the floor from pgbrain_agent (docs/security.md).
 func FromFlag(csv string, set bool, warn io.Writer) (Policy, error) {
 	if !set {
 		return Policy{Block: pii.RefusalFloor()}, nil
@@ -38,7 +39,7 @@ func FromFlag(csv string, set bool, warn io.Writer) (Policy, error) {
 	}
 	if len(extra) == 0 {
 		if warn != nil {
-			fmt.Fprintln(warn, "pgbrain: warning: --pii-block is empty: PII refusal is off, even for credential, payment_card and government_id")
+			fmt.Fprintln(warn, "pgbrain: warning: --pii-block is empty: the server's own PII refusal is off; the database still hides from agents the pages holding credential, payment_card, government_id data or a brain.pii_policy category")
 		}
 		return Policy{}, nil
 	}

@@ -14,7 +14,10 @@ import (
 // brain.search answer any valid query without an error. Seeds are in
 // testdata/fuzz/FuzzParseQuery.
 func FuzzParseQuery(f *testing.F) {
-	for _, s := range []string{"", "Distraction-free, themeable Markdown editor", `"a b" -c d OR e`, "東京 café", "C++ x86-64 3.x"} {
+	for _, s := range []string{"", "Distraction-free, themeable Markdown editor", `"a b" -c d OR e`, "東京 café", "C++ x86-64 3.x",
+		// past brain.query_bound's cut: repeated words, many words, one huge word
+		strings.Repeat("mail client OR ", 700), strings.Repeat("w1 w2 w3 w4 w5 w6 w7 w8 w9 w10 w11 w12 w13 w14 w15 w16 w17 ", 30),
+		strings.Repeat("東京", 5000), `"` + strings.Repeat("a ", 3000)} {
 		f.Add(s)
 	}
 	b := testdb.Open(f, testdb.Options{Dim: 8})

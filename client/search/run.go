@@ -168,7 +168,8 @@ type sqlMeta struct {
 	KeywordScan    map[string]any `json:"keyword_scan"`
 	VectorIndex    string         `json:"vector_index"`
 	// Set by brain.search_expanded only.
-	ExpansionApplied bool `json:"expansion_applied"`
+	ExpansionApplied bool      `json:"expansion_applied"`
+	Withheld         *Withheld `json:"withheld"`
 }
 
 func run(ctx context.Context, db Querier, q string, qvec []float32, useVector bool, detail string, o Options, t Tuning) (*Response, error) {
@@ -245,6 +246,9 @@ func runSQL(ctx context.Context, db Querier, sql, q string, qvec []float32, useV
 	resp.Meta.KeywordScan = m.KeywordScan
 	resp.Meta.VectorIndex = m.VectorIndex
 	resp.Meta.ExpansionApplied = m.ExpansionApplied
+	if m.Withheld != nil && m.Withheld.Pages > 0 {
+		resp.Meta.Withheld = m.Withheld
+	}
 	return resp, nil
 }
 

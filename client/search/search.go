@@ -75,6 +75,17 @@ type Meta struct {
 	// rounds, terms scanned of the total, and whether the top results are
 	// provably those of exhaustive BM25.
 	KeywordScan map[string]any `json:"keyword_scan,omitempty"`
+	// Withheld is what the caller's row security hid (brain.search's
+	// meta.withheld); nil when nothing was hidden.
+	Withheld *Withheld `json:"withheld,omitempty"`
+}
+
+// Withheld counts the pages row security hid from a search: pages with a
+// chunk among the first lim of either arm that the caller may not see.
+type Withheld struct {
+	Pages        int      `json:"pages"`
+	Unclassified int      `json:"unclassified"` // no current classification
+	Categories   []string `json:"categories"`   // of the classified ones
 }
 
 // Response is a search's answer.

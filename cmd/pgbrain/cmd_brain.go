@@ -8,6 +8,7 @@ import (
 
 	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/embed/refresh"
+	"github.com/pgbrain/pgbrain/client/ingest"
 	"github.com/pgbrain/pgbrain/client/migrate"
 	"github.com/pgbrain/pgbrain/client/progress"
 )
@@ -102,6 +103,13 @@ func embedCommand() *cli.Command {
 			if err := restoreIndex(c, b); err != nil {
 				return err
 			}
+			// Pages written from psql first get the chunks put would have
+			// written; their vectors follow below (or from the local
+			// embedder's trigger).
+			pending, err := ingest.ChunkPending(c.Context, b, ingest.Options{Embedder: emb})
+			if err != nil {
+				return err
+			}
 			bar := progress.New(c.App.ErrWriter, "embedding", !c.Bool("json"))
 			n, err := refresh.Run(c.Context, b, refresh.Options{All: c.Bool("all"), Embedder: emb, Progress: bar.Update})
 			bar.Done()
@@ -109,9 +117,21 @@ func embedCommand() *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return json.NewEncoder(c.App.Writer).Encode(map[string]any{"embedded": n})
+				if err := json.NewEncoder(c.App.Writer).Encode(map[string]any{"embedded": n, "rechunked": pending}); err != nil {
+					return err
+				}
+			} else {
+				if pending.Pages > 0 || len(pending.Failures) > 0 {
+					fmt.Fprintf(c.App.Writer, "rechunked %d pages written outside pgbrain (%d chunks)\n", pending.Pages, pending.Chunks)
+				}
+				for _, f := range pending.Failures {
+					fmt.Fprintf(c.App.ErrWriter, "pgbrain: %s is still pending: %s\n", f.Path, f.Reason)
+				}
+				fmt.Fprintf(c.App.Writer, "embedded %d chunks\n", n)
 			}
-			fmt.Fprintf(c.App.Writer, "embedded %d chunks\n", n)
+			if len(pending.Failures) > 0 {
+				return cli.Exit("", 1)
+			}
 			return nil
 		},
 	}

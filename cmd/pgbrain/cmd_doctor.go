@@ -111,6 +111,7 @@ func printDoctor(w io.Writer, r *doctor.Report) {
 			fmt.Fprintf(w, "%s %d", k, r.PIICategories[k])
 		}
 		fmt.Fprintln(w)
+		fmt.Fprintf(w, "pii pending      %d unclassified, %d stale (hidden from agents until 'pgbrain pii scan')\n", r.Unclassified, r.StaleClassified)
 	}
 	if l := r.Contradictions; l == nil {
 		fmt.Fprintln(w, "contradictions   no probe run yet ('pgbrain eval suspected-contradictions')")
@@ -126,6 +127,10 @@ func printDoctor(w io.Writer, r *doctor.Report) {
 	if n := r.Nightly; n != nil {
 		fmt.Fprintf(w, "nightly probe    %s: %s\n", n.State, n.Message)
 	}
+	if r.Roles != "" {
+		fmt.Fprintf(w, "roles            %s\n", r.Roles)
+	}
+	fmt.Fprintf(w, "pending chunks   %d pages ('pgbrain embed --stale')\n", r.PendingChunks)
 	if len(r.Warnings) == 0 {
 		fmt.Fprintln(w, "ok")
 	} else {

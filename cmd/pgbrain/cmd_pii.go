@@ -136,8 +136,11 @@ func printTag(c *cli.Context, t classify.Tag) error {
 		cats = "-"
 	}
 	origin := t.Origin
-	if origin == "" {
+	switch {
+	case origin == "":
 		origin = "unclassified (run 'pgbrain pii scan')"
+	case t.Stale:
+		origin += ", stale: the page changed since (run 'pgbrain pii scan')"
 	}
 	fmt.Fprintf(c.App.Writer, "%s\tcategories=%s\tsensitivity=%s\torigin=%s\n", t.Slug, cats, t.Sensitivity, origin)
 	return nil

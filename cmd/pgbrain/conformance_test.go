@@ -171,7 +171,9 @@ func TestMCPConformance(t *testing.T) {
 // TestTypeScriptSDKClient drives serve with the official TypeScript SDK
 // client over stdio and over HTTP with a token (tests/mcp/client.mjs):
 // structured content validates against the output schemas, and every
-// sample page is listed through cursors and as resources.
+// sample page an agent may see (row security hides the sample's pages
+// that hold credentials or card numbers) is listed through cursors and as
+// resources.
 func TestTypeScriptSDKClient(t *testing.T) {
 	node := node22(t)
 	bin := buildPgbrain(t)
@@ -187,8 +189,13 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	}
 	var pages int
 	conn := connect(t, url)
-	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM brain.pages`).Scan(&pages); err != nil {
+	var all int
+	if err := conn.QueryRow(context.Background(), `SELECT count(*), count(*) FILTER (WHERE EXISTS (
+		SELECT 1 FROM brain.page_pii t WHERE t.page_id = p.id AND t.agent_visible)) FROM brain.pages p`).Scan(&all, &pages); err != nil {
 		t.Fatal(err)
+	}
+	if pages == 0 || pages == all {
+		t.Fatalf("%d of the sample's %d pages visible to agents: the test needs some of each", pages, all)
 	}
 	for _, tc := range []struct {
 		name string

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -56,6 +57,60 @@ func databaseURL(c *cli.Context) (string, bool, error) {
 	return u, true, nil
 }
 
+// commandRoles is the least role each command runs as (docs/security.md,
+// "Roles"); a command not listed runs as the connecting role, the owner:
+// migrations, imports, put and embed (which may drop and rebuild the HNSW
+// index: DDL needs the table's owner), doctor, tokens, eval prune. serve
+// uses pgbrain_agent (openExistingBrain).
+var commandRoles = map[string]string{
+	"get":            brain.RoleReader,
+	"list":           brain.RoleReader,
+	"search":         brain.RoleReader,
+	"query":          brain.RoleReader,
+	"sources list":   brain.RoleReader,
+	"pii show":       brain.RoleReader,
+	"eval export":    brain.RoleReader,
+	"eval replay":    brain.RoleReader,
+	"eval gate":      brain.RoleReader,
+	"eval qrels":     brain.RoleReader,
+	"delete":         brain.RoleWriter,
+	"sources add":    brain.RoleWriter,
+	"sources remove": brain.RoleWriter,
+	"pii set":        brain.RoleWriter,
+	"pii clear":      brain.RoleWriter,
+	"pii scan":       brain.RoleWriter,
+	"audit verify":   brain.RoleAuditor,
+	"audit list":     brain.RoleAuditor,
+}
+
+// commandPath is the command's name under pgbrain ("pii scan").
+func commandPath(c *cli.Context) string {
+	var names []string
+	for _, l := range c.Lineage() {
+		if l.Command != nil && l.Command.Name != "" {
+			names = append([]string{l.Command.Name}, names...)
+		}
+	}
+	return strings.Join(names, " ")
+}
+
+// defaultStatementTimeout bounds every statement of the roles that answer
+// questions (reader, agent): a query no index can serve fails instead of
+// holding a backend. PGBRAIN_STATEMENT_TIMEOUT overrides it ("0" is off).
+const defaultStatementTimeout = "30s"
+
+// accessFor is how the command's connections act: its role, and the
+// statement timeout of reader and agent commands.
+func accessFor(c *cli.Context, role string) brain.Access {
+	a := brain.Access{Role: role}
+	if t, ok := os.LookupEnv("PGBRAIN_STATEMENT_TIMEOUT"); ok && t != "" {
+		a.StatementTimeout = t
+	} else if role == brain.RoleReader || role == brain.RoleAgent {
+		a.StatementTimeout = defaultStatementTimeout
+	}
+	return a
+}
+
 // openBrain connects to the brain. The embedded cluster is pgbrain's own, so
 // it is initialised or upgraded on first use; another database must be set
 // up explicitly with 'pgbrain init' or 'pgbrain migrate'.
@@ -64,7 +119,8 @@ func openBrain(c *cli.Context) (*brain.Brain, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := brain.Open(c.Context, u)
+	access := accessFor(c, commandRoles[commandPath(c)])
+	b, err := brain.OpenAs(c.Context, u, access)
 	if embedded && err != nil {
 		if errors.Is(err, brain.ErrNotInitialized) {
 			fmt.Fprintln(c.App.ErrWriter, "pgbrain: initialising a new brain in the embedded cluster (local embedder)")
@@ -72,7 +128,7 @@ func openBrain(c *cli.Context) (*brain.Brain, error) {
 		if merr := migrate.Migrate(c.Context, u, migrate.Options{}); merr != nil {
 			return nil, merr
 		}
-		b, err = brain.Open(c.Context, u)
+		b, err = brain.OpenAs(c.Context, u, access)
 	}
 	if err != nil {
 		return nil, err
@@ -134,7 +190,8 @@ func openExistingBrain(c *cli.Context) (*brain.Brain, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := brain.Open(c.Context, u)
+	access := accessFor(c, brain.RoleAgent)
+	b, err := brain.OpenAs(c.Context, u, access)
 	switch {
 	case errors.Is(err, brain.ErrNotInitialized) && embedded:
 		return nil, errNoBrain("the embedded cluster holds no brain yet")
@@ -146,7 +203,7 @@ func openExistingBrain(c *cli.Context) (*brain.Brain, error) {
 		if merr := migrate.Migrate(c.Context, u, migrate.Options{}); merr != nil {
 			return nil, merr
 		}
-		return brain.Open(c.Context, u)
+		return brain.OpenAs(c.Context, u, access)
 	}
 	return b, err
 }

@@ -36,6 +36,7 @@ func suites() []suite {
 		{name: "import", run: benchImport},
 		{name: "search", run: benchSearch},
 		{name: "search-real", run: benchSearchReal},
+		{name: "rowsecurity", run: benchRowSecurity},
 		{name: "importquery", run: benchImportQuery, slow: true},
 		{name: "capture", run: benchCapture},
 		{name: "serve", run: benchServe},

@@ -1,0 +1,26 @@
+-- brain.page_access(source_id, slug): whether the caller's row security
+-- lets agents read a page, and why not, so that a front end can refuse a
+-- page by name instead of calling it missing.
+--
+-- Guarantees: no row when the page does not exist; otherwise page_id and
+-- state: 'visible' (a current classification free of blocked categories),
+-- 'unclassified' (never classified, e.g. written from psql), 'stale'
+-- (written since it was classified) or 'blocked'; blocked lists the
+-- page's categories that brain.pii_blocked() holds. SECURITY DEFINER: it
+-- answers for pages the caller cannot read, and says nothing of their
+-- text, title or other categories.
+CREATE OR REPLACE FUNCTION brain.page_access(p_source text, p_slug text,
+	OUT page_id bigint, OUT state text, OUT blocked text[])
+RETURNS SETOF record
+LANGUAGE sql STABLE SECURITY DEFINER
+BEGIN ATOMIC
+	SELECT p.id,
+	       CASE WHEN t.page_id IS NULL THEN 'unclassified'
+	            WHEN t.stale THEN 'stale'
+	            WHEN t.agent_visible THEN 'visible'
+	            ELSE 'blocked' END,
+	       ARRAY(SELECT c FROM unnest(coalesce(t.categories, '{}')) c
+	             WHERE c = ANY (brain.pii_blocked()) ORDER BY c COLLATE "C")
+	FROM brain.pages p LEFT JOIN brain.page_pii t ON t.page_id = p.id
+	WHERE p.source_id = p_source AND p.slug = p_slug;
+END;

@@ -1,0 +1,298 @@
+-- 015_roles_and_row_security: least-privilege roles, row security for
+-- agents, and a PII classification that fails closed.
+--
+-- Guarantees:
+-- * Roles (cluster-wide, created when missing and when the migrating role
+--   may create roles): pgbrain_owner (every table, the PII policy),
+--   pgbrain_writer (pages, chunks, their classification), pgbrain_reader
+--   (search, read, capture, export), pgbrain_agent (what `serve` runs as),
+--   pgbrain_auditor (the audit log, as since 004). docs/security.md has the
+--   table. brain.setup_roles() creates, grants and writes the policies; a
+--   migrating role that cannot create roles gets a WARNING naming the fix,
+--   and nobody but the tables' owner sees any page or chunk.
+-- * Row security on brain.pages and brain.chunks: pgbrain_agent sees a page,
+--   and its chunks, only when brain.page_pii holds a current (not stale)
+--   classification of it with no category in brain.pii_blocked() (the
+--   floor credential, payment_card, government_id plus brain.pii_policy,
+--   which only the owner may change). The check is one primary-key probe of
+--   the stored boolean brain.page_pii.agent_visible, kept by triggers.
+-- * Any write to a page's slug, title or body, from any client, marks its
+--   classification stale in the same statement; a page with no
+--   classification has none to be current. Both are hidden from agents
+--   until classified again (brain.page_pii_record clears stale).
+-- * A page inserted or whose body changed without its chunks being
+--   rewritten in the same transaction is listed in
+--   brain.page_chunks_pending until its chunks are written (`pgbrain embed
+--   --stale` does it for pages written from psql).
+
+CREATE TABLE brain.pii_policy (
+	category   text PRIMARY KEY CHECK (category = ANY (brain.pii_taxonomy())),
+	added_at   timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE brain.pii_policy IS
+	'PII categories hidden from pgbrain_agent on top of the floor (credential, payment_card, government_id); only the owner may change it.';
+
+-- brain.pii_blocked(): the categories that hide a page from agents: the
+-- floor and brain.pii_policy, sorted (C collation).
+CREATE OR REPLACE FUNCTION brain.pii_blocked() RETURNS text[]
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT array_agg(DISTINCT c COLLATE "C" ORDER BY c COLLATE "C")
+	FROM (SELECT unnest(ARRAY['credential', 'government_id', 'payment_card']::text[])
+	      UNION ALL SELECT p.category FROM brain.pii_policy p) AS u (c);
+END;
+
+ALTER TABLE brain.page_pii
+	ADD COLUMN stale boolean NOT NULL DEFAULT false,
+	ADD COLUMN agent_visible boolean NOT NULL DEFAULT false;
+
+-- page_pii_10_agent_visible: agent_visible is what row security reads:
+-- true only for a current classification free of blocked categories.
+CREATE OR REPLACE FUNCTION brain.page_pii_agent_visible() RETURNS trigger
+LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+BEGIN
+	NEW.agent_visible := NOT NEW.stale AND NOT (NEW.categories && brain.pii_blocked());
+	RETURN NEW;
+END
+$fn$;
+
+DROP TRIGGER IF EXISTS page_pii_10_agent_visible ON brain.page_pii;
+CREATE TRIGGER page_pii_10_agent_visible
+	BEFORE INSERT OR UPDATE ON brain.page_pii
+	FOR EACH ROW EXECUTE FUNCTION brain.page_pii_agent_visible();
+
+-- pii_policy_changed: a change of the blocked set recomputes agent_visible
+-- of every classified page in the same transaction.
+CREATE OR REPLACE FUNCTION brain.pii_policy_changed() RETURNS trigger
+LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+DECLARE
+	blocked text[] := brain.pii_blocked();
+BEGIN
+	UPDATE brain.page_pii t SET agent_visible = NOT t.stale AND NOT (t.categories && blocked)
+	WHERE t.agent_visible IS DISTINCT FROM (NOT t.stale AND NOT (t.categories && blocked));
+	RETURN NULL;
+END
+$fn$;
+
+DROP TRIGGER IF EXISTS pii_policy_changed ON brain.pii_policy;
+CREATE TRIGGER pii_policy_changed
+	AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON brain.pii_policy
+	FOR EACH STATEMENT EXECUTE FUNCTION brain.pii_policy_changed();
+
+UPDATE brain.page_pii SET stale = false;
+
+CREATE TABLE brain.page_chunks_pending (
+	page_id bigint PRIMARY KEY REFERENCES brain.pages (id) ON DELETE CASCADE,
+	since   timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE brain.page_chunks_pending IS
+	'Pages whose chunks do not follow their body yet (written from psql); pgbrain embed --stale rewrites them.';
+
+-- pages_10_content_changed (INSERT and UPDATE, one statement at a time):
+-- a page whose slug, title or body changed has a stale classification; a
+-- new page or a changed body is pending chunking until chunks of the page
+-- are inserted (chunks_pending_done). Statement-level with transition
+-- tables, so a bulk import pays one join per batch.
+CREATE OR REPLACE FUNCTION brain.pages_content_changed() RETURNS trigger
+LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+BEGIN
+	IF TG_OP = 'INSERT' THEN
+		INSERT INTO brain.page_chunks_pending (page_id)
+		SELECT n.id FROM new_pages n
+		ON CONFLICT (page_id) DO NOTHING;
+		RETURN NULL;
+	END IF;
+	UPDATE brain.page_pii t SET stale = true
+	FROM old_pages o JOIN new_pages n ON n.id = o.id
+	WHERE t.page_id = n.id AND NOT t.stale
+	  AND (o.slug IS DISTINCT FROM n.slug OR o.title IS DISTINCT FROM n.title OR o.body IS DISTINCT FROM n.body);
+	INSERT INTO brain.page_chunks_pending (page_id)
+	SELECT n.id FROM old_pages o JOIN new_pages n ON n.id = o.id
+	WHERE o.body IS DISTINCT FROM n.body OR o.timeline IS DISTINCT FROM n.timeline
+	ON CONFLICT (page_id) DO NOTHING;
+	RETURN NULL;
+END
+$fn$;
+
+DROP TRIGGER IF EXISTS pages_10_content_inserted ON brain.pages;
+CREATE TRIGGER pages_10_content_inserted
+	AFTER INSERT ON brain.pages
+	REFERENCING NEW TABLE AS new_pages
+	FOR EACH STATEMENT EXECUTE FUNCTION brain.pages_content_changed();
+DROP TRIGGER IF EXISTS pages_10_content_updated ON brain.pages;
+CREATE TRIGGER pages_10_content_updated
+	AFTER UPDATE ON brain.pages
+	REFERENCING OLD TABLE AS old_pages NEW TABLE AS new_pages
+	FOR EACH STATEMENT EXECUTE FUNCTION brain.pages_content_changed();
+
+-- chunks_30_pending_done: chunks written for a page mean its chunking is
+-- done.
+CREATE OR REPLACE FUNCTION brain.chunks_pending_done() RETURNS trigger
+LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+BEGIN
+	DELETE FROM brain.page_chunks_pending d USING (SELECT DISTINCT n.page_id FROM new_chunks n) x
+	WHERE d.page_id = x.page_id;
+	RETURN NULL;
+END
+$fn$;
+
+DROP TRIGGER IF EXISTS chunks_30_pending_done ON brain.chunks;
+CREATE TRIGGER chunks_30_pending_done
+	AFTER INSERT ON brain.chunks
+	REFERENCING NEW TABLE AS new_chunks
+	FOR EACH STATEMENT EXECUTE FUNCTION brain.chunks_pending_done();
+
+-- Pages stored before this migration were chunked by the client.
+INSERT INTO brain.page_chunks_pending (page_id)
+SELECT p.id FROM brain.pages p WHERE NOT EXISTS (SELECT 1 FROM brain.chunks c WHERE c.page_id = p.id)
+  AND btrim(p.body, E' \t\r\n') <> ''
+ON CONFLICT DO NOTHING;
+DELETE FROM brain.page_chunks_pending d
+WHERE EXISTS (SELECT 1 FROM brain.chunks c WHERE c.page_id = d.page_id);
+
+ALTER TABLE brain.pages ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.chunks ENABLE ROW LEVEL SECURITY;
+
+-- brain.setup_roles(): creates the five pgbrain roles that are missing
+-- (when the calling role may), grants each what docs/security.md lists and
+-- (re)writes the row-security policies of pages and chunks. Idempotent;
+-- `pgbrain migrate` calls it again, so a brain whose roles a superuser
+-- created later gets its grants. Returns 'ready', or 'missing: <names>'
+-- after a WARNING naming the fix when roles are missing and cannot be
+-- created: then only the tables' owner sees pages and chunks (row
+-- security with no policy hides every row from everyone else).
+CREATE OR REPLACE FUNCTION brain.setup_roles() RETURNS text
+LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+DECLARE
+	r text;
+	missing text[] := '{}';
+	may_create boolean;
+	t text;
+BEGIN
+	-- Two commands migrating one database at once would deadlock on the
+	-- grants: one at a time (key pair 'pgbr', 13).
+	PERFORM pg_advisory_xact_lock(1885823602, 13);
+	SELECT rolsuper OR rolcreaterole INTO may_create FROM pg_roles WHERE rolname = current_user;
+	FOREACH r IN ARRAY ARRAY['pgbrain_owner', 'pgbrain_writer', 'pgbrain_reader', 'pgbrain_agent',
+	                         'pgbrain_auditor', 'pgbrain_audit_writer'] LOOP
+		IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r) THEN
+			IF may_create THEN
+				BEGIN
+					EXECUTE format('CREATE ROLE %I NOLOGIN', r);
+				EXCEPTION WHEN duplicate_object OR unique_violation THEN
+					NULL; -- created meanwhile by a migration of another database
+				END;
+			ELSE
+				missing := missing || r;
+			END IF;
+		END IF;
+	END LOOP;
+	IF cardinality(missing) > 0 THEN
+		RAISE WARNING 'pgbrain roles % do not exist and role % may not create them', array_to_string(missing, ', '), current_user
+			USING HINT = 'the brain works, but every pgbrain command runs as ' || current_user
+			          || ', serve refuses to start, and no other role sees pages or chunks; have a superuser run: '
+			          || 'CREATE ROLE ' || array_to_string(missing, ' NOLOGIN; CREATE ROLE ') || ' NOLOGIN; '
+			          || 'GRANT ' || array_to_string(missing, ', ') || ' TO ' || quote_ident(current_user)
+			          || ' WITH ADMIN OPTION; then run pgbrain migrate (or SELECT brain.setup_roles()) again';
+		RETURN 'missing: ' || array_to_string(missing, ', ');
+	END IF;
+
+	-- The migrating role may act as each of them (SET ROLE), which is how
+	-- the CLI drops to the least role a command needs.
+	FOREACH r IN ARRAY ARRAY['pgbrain_owner', 'pgbrain_writer', 'pgbrain_reader', 'pgbrain_agent', 'pgbrain_auditor'] LOOP
+		IF NOT EXISTS (SELECT 1 FROM pg_auth_members m
+		               WHERE m.roleid = to_regrole(r) AND m.member = to_regrole(current_user::text)) THEN
+			BEGIN
+				EXECUTE format('GRANT %I TO %I', r, current_user);
+			EXCEPTION WHEN insufficient_privilege OR invalid_grant_operation THEN
+				RAISE WARNING 'role % cannot be granted % (SET ROLE % will fail): %', current_user, r, r, SQLERRM;
+			END;
+		END IF;
+	END LOOP;
+	IF NOT EXISTS (SELECT 1 FROM pg_auth_members m
+	               WHERE m.roleid = 'pgbrain_audit_writer'::regrole AND m.member = 'pgbrain_agent'::regrole) THEN
+		BEGIN
+			GRANT pgbrain_audit_writer TO pgbrain_agent;
+		EXCEPTION WHEN insufficient_privilege OR invalid_grant_operation THEN
+			RAISE WARNING 'role % cannot grant pgbrain_audit_writer to pgbrain_agent, so serve cannot write audit rows: %', current_user, SQLERRM;
+		END;
+	END IF;
+
+	GRANT USAGE ON SCHEMA brain TO pgbrain_owner, pgbrain_writer, pgbrain_reader, pgbrain_agent, pgbrain_auditor;
+	IF to_regclass('public.pgbrain_schema_version') IS NOT NULL THEN
+		GRANT SELECT ON public.pgbrain_schema_version TO pgbrain_owner, pgbrain_writer, pgbrain_reader, pgbrain_agent, pgbrain_auditor;
+	END IF;
+	GRANT SELECT ON brain.config TO pgbrain_owner, pgbrain_writer, pgbrain_reader, pgbrain_agent, pgbrain_auditor;
+
+	-- owner: everything (the audit log stays append-only through its triggers).
+	GRANT ALL ON ALL TABLES IN SCHEMA brain TO pgbrain_owner;
+	GRANT ALL ON ALL SEQUENCES IN SCHEMA brain TO pgbrain_owner;
+	REVOKE UPDATE, DELETE, TRUNCATE ON brain.audit_log FROM pgbrain_owner;
+
+	-- writer: pages, chunks, sources and their derived rows.
+	GRANT SELECT, INSERT, UPDATE, DELETE ON brain.pages, brain.chunks, brain.sources, brain.page_pii,
+		brain.term_stats, brain.corpus_stats, brain.page_chunks_pending, brain.vector_index_state,
+		brain.embed_runs TO pgbrain_writer;
+	GRANT SELECT ON brain.source_boosts, brain.pii_policy TO pgbrain_writer;
+	GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA brain TO pgbrain_writer;
+
+	-- reader: read the brain, capture its own queries, export captures.
+	GRANT SELECT ON brain.pages, brain.chunks, brain.sources, brain.page_pii, brain.term_stats,
+		brain.corpus_stats, brain.page_chunks_pending, brain.vector_index_state, brain.embed_runs,
+		brain.source_boosts, brain.pii_policy, brain.eval_candidates, brain.eval_capture_failures TO pgbrain_reader;
+	GRANT INSERT ON brain.eval_candidates, brain.eval_capture_failures TO pgbrain_reader;
+
+	-- agent: pages and chunks through row security, no term statistics
+	-- (their lexemes would spell out blocked pages), capture, audit,
+	-- bearer tokens of serve --http.
+	GRANT SELECT ON brain.pages, brain.chunks, brain.sources, brain.page_pii, brain.source_boosts,
+		brain.vector_index_state, brain.pii_policy TO pgbrain_agent;
+	GRANT INSERT ON brain.eval_candidates, brain.eval_capture_failures TO pgbrain_agent;
+	GRANT SELECT ON brain.mcp_tokens TO pgbrain_agent;
+
+	-- reader and agent: the query-expansion cache (014) that query --expand,
+	-- eval replay and the MCP query tool's expand read and fill.
+	GRANT SELECT, INSERT, UPDATE ON brain.query_expansions TO pgbrain_reader, pgbrain_agent;
+
+	FOR t IN SELECT c.relname FROM pg_class c
+	         WHERE c.relnamespace = 'brain'::regnamespace AND c.relkind = 'S'
+	           AND c.relname IN ('eval_candidates_id_seq', 'eval_capture_failures_id_seq') LOOP
+		EXECUTE format('GRANT USAGE ON SEQUENCE brain.%I TO pgbrain_reader, pgbrain_agent', t);
+	END LOOP;
+
+	-- auditor: the audit log (004) and the classification it refers to.
+	GRANT SELECT ON brain.audit_log, brain.page_pii TO pgbrain_auditor;
+
+	-- Policies are written once (a later change is a new migration):
+	-- rewriting them would lock both tables on every migrate.
+	IF NOT EXISTS (SELECT 1 FROM pg_policies WHERE schemaname = 'brain' AND policyname = 'pages_agent') THEN
+		CREATE POLICY pages_trusted ON brain.pages TO pgbrain_owner, pgbrain_writer, pgbrain_reader
+			USING (true) WITH CHECK (true);
+		CREATE POLICY chunks_trusted ON brain.chunks TO pgbrain_owner, pgbrain_writer, pgbrain_reader
+			USING (true) WITH CHECK (true);
+		CREATE POLICY pages_agent ON brain.pages FOR SELECT TO pgbrain_agent
+			USING (EXISTS (SELECT 1 FROM brain.page_pii t WHERE t.page_id = pages.id AND t.agent_visible));
+		CREATE POLICY chunks_agent ON brain.chunks FOR SELECT TO pgbrain_agent
+			USING (EXISTS (SELECT 1 FROM brain.page_pii t WHERE t.page_id = chunks.page_id AND t.agent_visible));
+	END IF;
+
+	-- Role settings are shared by every database of the cluster: written
+	-- once, and never changed if an operator set their own.
+	FOREACH r IN ARRAY ARRAY['pgbrain_agent', 'pgbrain_reader'] LOOP
+		IF NOT EXISTS (SELECT 1 FROM pg_db_role_setting s
+		               WHERE s.setrole = r::regrole AND s.setdatabase = 0
+		                 AND EXISTS (SELECT 1 FROM unnest(s.setconfig) c WHERE c LIKE 'statement\_timeout=%')) THEN
+			BEGIN
+				EXECUTE format('ALTER ROLE %I SET statement_timeout = %L', r, '30s');
+			EXCEPTION WHEN insufficient_privilege OR object_not_in_prerequisite_state THEN
+				NULL; -- may not alter them; the CLI sets its own anyway
+			END;
+		END IF;
+	END LOOP;
+	RETURN 'ready';
+END
+$fn$;
+
+SELECT brain.setup_roles();
+
+UPDATE brain.config SET value = '15' WHERE key = 'schema_version';
