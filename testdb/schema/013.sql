@@ -238,113 +238,50 @@ $$;
 
 CREATE FUNCTION brain.audit_verify("full" boolean DEFAULT false, since_id bigint DEFAULT NULL::bigint, window_rows bigint DEFAULT 10000) RETURNS TABLE(id bigint, problem text, detail text)
     LANGUAGE sql STABLE
-    BEGIN ATOMIC
- WITH lo AS (
-          SELECT
-                 CASE
-                     WHEN audit_verify."full" THEN NULL::bigint
-                     WHEN (audit_verify.since_id IS NOT NULL) THEN audit_verify.since_id
-                     ELSE ((( SELECT max(a.id) AS max
-                        FROM brain.audit_log a) - GREATEST(audit_verify.window_rows, (1)::bigint)) + 1)
-                 END AS first_id
-         ), start AS (
-          SELECT COALESCE(( SELECT max(a.id) AS max
-                    FROM brain.audit_log a
-                   WHERE (a.id < lo.first_id)), lo.first_id) AS from_id
-            FROM lo
-         ), linked AS (
-          SELECT a.*::brain.audit_log AS rec,
-             lag(a.id) OVER w AS prev_id,
-             lag(a.chain_hash) OVER w AS prev_chain
-            FROM brain.audit_log a,
-             start
-           WHERE ((start.from_id IS NULL) OR (a.id >= start.from_id))
-           WINDOW w AS (ORDER BY a.id)
-         ), checked AS (
-          SELECT l.rec,
-             l.prev_id,
-             l.prev_chain
-            FROM linked l,
-             lo
-           WHERE ((lo.first_id IS NULL) OR ((l.rec).id >= lo.first_id))
-         )
-  SELECT (c.rec).id AS id,
-     p.problem,
-     p.detail
-    FROM (checked c
-      CROSS JOIN LATERAL ( VALUES (
-                 CASE
-                     WHEN ((c.rec).id IS DISTINCT FROM (COALESCE(c.prev_id, (0)::bigint) + 1)) THEN 'missing_rows'::text
-                     ELSE NULL::text
-                 END,format('rows %s..%s are missing before row %s'::text, (COALESCE(c.prev_id, (0)::bigint) + 1), ((c.rec).id - 1), (c.rec).id)), (
-                 CASE
-                     WHEN ((c.rec).prev_hash IS DISTINCT FROM COALESCE(c.prev_chain, decode(repeat('00'::text, 32), 'hex'::text))) THEN 'broken_link'::text
-                     ELSE NULL::text
-                 END,format('prev_hash %s does not match %s'::text, encode((c.rec).prev_hash, 'hex'::text),
-                 CASE
-                     WHEN (c.prev_id IS NULL) THEN 'the genesis hash (32 zero bytes)'::text
-                     ELSE format('the chain_hash of row %s (%s)'::text, c.prev_id, encode(c.prev_chain, 'hex'::text))
-                 END)), (
-                 CASE
-                     WHEN ((c.rec).chain_hash IS DISTINCT FROM sha256(((c.rec).prev_hash || brain.audit_canonical_row(c.rec)))) THEN 'hash_mismatch'::text
-                     ELSE NULL::text
-                 END,format('stored chain_hash %s, recomputed %s'::text, encode((c.rec).chain_hash, 'hex'::text), encode(sha256(((c.rec).prev_hash || brain.audit_canonical_row(c.rec))), 'hex'::text))), (
-                 CASE
-                     WHEN (NOT brain.pii_categories_valid((c.rec).pii_categories)) THEN 'invalid_categories'::text
-                     ELSE NULL::text
-                 END,format('pii_categories %s is not a sorted, duplicate-free list of taxonomy names'::text, (c.rec).pii_categories)), (
-                 CASE
-                     WHEN (brain.pii_categories_valid((c.rec).pii_categories) AND ((c.rec).fingerprint IS DISTINCT FROM brain.audit_fingerprint((c.rec).tool_name, (c.rec).status, (c.rec).refusal_reason, (c.rec).pii_categories, (c.rec).cost_class))) THEN 'fingerprint_mismatch'::text
-                     ELSE NULL::text
-                 END,format('stored fingerprint %s does not match the row''s tool, status, refusal reason, categories and cost class'::text, (c.rec).fingerprint))) p(problem, detail))
-   WHERE (p.problem IS NOT NULL)
-   ORDER BY (c.rec).id, p.problem;
-END;
-
-
---
--- Name: chunks; Type: TABLE; Schema: brain; Owner: -
---
-
-CREATE TABLE brain.chunks (
-    id bigint NOT NULL,
-    page_id bigint NOT NULL,
-    chunk_index integer NOT NULL,
-    chunk_source text NOT NULL,
-    text text NOT NULL,
-    tsv tsvector DEFAULT ''::tsvector NOT NULL,
-    embedding public.vector(256),
-    doc_len integer NOT NULL,
-    CONSTRAINT chunks_chunk_index_check CHECK ((chunk_index >= 0)),
-    CONSTRAINT chunks_chunk_source_check CHECK ((chunk_source = ANY (ARRAY['compiled_truth'::text, 'timeline'::text]))),
-    CONSTRAINT chunks_text_nonempty CHECK (((btrim(text, ' 	
-'::text) <> ''::text) AND (octet_length(text) <= 65536)))
-);
-ALTER TABLE ONLY brain.chunks ALTER COLUMN text SET COMPRESSION lz4;
-ALTER TABLE ONLY brain.chunks ALTER COLUMN tsv SET COMPRESSION lz4;
-
-
---
--- Name: bm25_scores(bigint[], text[], double precision[], tsquery, double precision, double precision, double precision, double precision, double precision, double precision); Type: FUNCTION; Schema: brain; Owner: -
---
-
-CREATE FUNCTION brain.bm25_scores(ids bigint[], lexemes text[], idfs double precision[], strict_q tsquery, k1 double precision, b double precision, w_a double precision, w_c double precision, avgdl double precision, bonus double precision) RETURNS TABLE(id bigint, sc double precision)
-    LANGUAGE sql STABLE
-    BEGIN ATOMIC
- SELECT c.id,
-     (COALESCE(( SELECT sum((((i.idf * x.tf) * (bm25_scores.k1 + (1)::double precision)) / (x.tf + (bm25_scores.k1 * (((1)::double precision - bm25_scores.b) + ((bm25_scores.b * (c.doc_len)::double precision) / bm25_scores.avgdl)))))) AS sum
-            FROM (( SELECT u.lexeme,
-                     (((((bm25_scores.w_a * (cardinality(array_positions(u.weights, 'A'::text)))::double precision) + (bm25_scores.w_c * (cardinality(array_positions(u.weights, 'C'::text)))::double precision)) + (cardinality(u.weights))::double precision) - (cardinality(array_positions(u.weights, 'A'::text)))::double precision) - (cardinality(array_positions(u.weights, 'C'::text)))::double precision) AS tf
-                    FROM unnest(ts_delete(c.tsv, tsvector_to_array(ts_delete(c.tsv, bm25_scores.lexemes)))) u(lexeme, positions, weights)) x
-              JOIN UNNEST(bm25_scores.lexemes, bm25_scores.idfs) i(lexeme, idf) ON ((i.lexeme = x.lexeme)))
-           WHERE (x.tf > (0)::double precision)), (0)::double precision) *
-         CASE
-             WHEN ((bm25_scores.strict_q IS NOT NULL) AND (c.tsv @@ bm25_scores.strict_q)) THEN ((1)::double precision + bm25_scores.bonus)
-             ELSE (1)::double precision
-         END)
-    FROM brain.chunks c
-   WHERE (c.id = ANY (bm25_scores.ids));
-END;
+    SET search_path TO 'brain', 'public', 'pg_temp'
+    AS $_$
+	WITH lo AS (
+		SELECT CASE
+			WHEN $1 THEN NULL
+			WHEN $2 IS NOT NULL THEN $2
+			ELSE (SELECT max(a.id) FROM brain.audit_log a) - greatest($3, 1) + 1
+		END AS first_id
+	), start AS (
+		SELECT coalesce((SELECT max(a.id) FROM brain.audit_log a WHERE a.id < lo.first_id), lo.first_id) AS from_id
+		FROM lo
+	), linked AS (
+		SELECT a AS rec, lag(a.id) OVER w AS prev_id, lag(a.chain_hash) OVER w AS prev_chain
+		FROM brain.audit_log a, start
+		WHERE start.from_id IS NULL OR a.id >= start.from_id
+		WINDOW w AS (ORDER BY a.id)
+	), checked AS (
+		SELECT l.* FROM linked l, lo
+		WHERE lo.first_id IS NULL OR (l.rec).id >= lo.first_id
+	)
+	SELECT (c.rec).id, p.problem, p.detail
+	FROM checked c
+	CROSS JOIN LATERAL (VALUES
+		(CASE WHEN (c.rec).id IS DISTINCT FROM coalesce(c.prev_id, 0) + 1 THEN 'missing_rows' END,
+		 format('rows %s..%s are missing before row %s', coalesce(c.prev_id, 0) + 1, (c.rec).id - 1, (c.rec).id)),
+		(CASE WHEN (c.rec).prev_hash IS DISTINCT FROM coalesce(c.prev_chain, decode(repeat('00', 32), 'hex')) THEN 'broken_link' END,
+		 format('prev_hash %s does not match %s', encode((c.rec).prev_hash, 'hex'),
+		        CASE WHEN c.prev_id IS NULL THEN 'the genesis hash (32 zero bytes)'
+		             ELSE format('the chain_hash of row %s (%s)', c.prev_id, encode(c.prev_chain, 'hex')) END)),
+		(CASE WHEN (c.rec).chain_hash IS DISTINCT FROM sha256((c.rec).prev_hash || brain.audit_canonical_row(c.rec)) THEN 'hash_mismatch' END,
+		 format('stored chain_hash %s, recomputed %s', encode((c.rec).chain_hash, 'hex'),
+		        encode(sha256((c.rec).prev_hash || brain.audit_canonical_row(c.rec)), 'hex'))),
+		(CASE WHEN NOT brain.pii_categories_valid((c.rec).pii_categories) THEN 'invalid_categories' END,
+		 format('pii_categories %s is not a sorted, duplicate-free list of taxonomy names', (c.rec).pii_categories)),
+		(CASE WHEN brain.pii_categories_valid((c.rec).pii_categories)
+		       AND (c.rec).fingerprint IS DISTINCT FROM brain.audit_fingerprint((c.rec).tool_name, (c.rec).status,
+		           (c.rec).refusal_reason, (c.rec).pii_categories, (c.rec).cost_class)
+		      THEN 'fingerprint_mismatch' END,
+		 format('stored fingerprint %s does not match the row''s tool, status, refusal reason, categories and cost class',
+		        (c.rec).fingerprint))
+	) AS p (problem, detail)
+	WHERE p.problem IS NOT NULL
+	ORDER BY 1, 2
+$_$;
 
 
 --
@@ -620,374 +557,23 @@ $$;
 
 
 --
--- Name: contradiction_dismiss(text, text, text); Type: FUNCTION; Schema: brain; Owner: -
---
-
-CREATE FUNCTION brain.contradiction_dismiss(hash_1 text, hash_2 text, note text DEFAULT ''::text) RETURNS boolean
-    LANGUAGE plpgsql
-    SET search_path TO 'brain', 'public', 'pg_temp'
-    AS $_$
-DECLARE n int;
-BEGIN
-	IF hash_1 IS NULL OR hash_1 !~ '^[0-9a-f]{64}$' OR hash_2 IS NULL OR hash_2 !~ '^[0-9a-f]{64}$' THEN
-		RAISE EXCEPTION 'contradiction_dismiss: % and % must both be sha256 hashes (64 lower-case hex digits) as printed by pgbrain doctor', hash_1, hash_2
-			USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	INSERT INTO brain.eval_contradictions_dismissed (hash_a, hash_b, note)
-	VALUES (least(hash_1, hash_2), greatest(hash_1, hash_2), coalesce(note, ''))
-	ON CONFLICT DO NOTHING;
-	GET DIAGNOSTICS n = ROW_COUNT;
-	RETURN n > 0;
-END
-$_$;
-
-
---
--- Name: eval_contradictions_cache; Type: TABLE; Schema: brain; Owner: -
---
-
-CREATE TABLE brain.eval_contradictions_cache (
-    prompt_version text NOT NULL,
-    hash_a text NOT NULL,
-    hash_b text NOT NULL,
-    contradiction boolean NOT NULL,
-    severity text,
-    explanation text DEFAULT ''::text NOT NULL,
-    evidence_a text DEFAULT ''::text NOT NULL,
-    evidence_b text DEFAULT ''::text NOT NULL,
-    model text NOT NULL,
-    judged_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT eval_contradictions_cache_check CHECK ((hash_a <= hash_b)),
-    CONSTRAINT eval_contradictions_cache_check1 CHECK (((severity IS NOT NULL) = contradiction)),
-    CONSTRAINT eval_contradictions_cache_evidence_a_check CHECK ((length(evidence_a) <= 4000)),
-    CONSTRAINT eval_contradictions_cache_evidence_b_check CHECK ((length(evidence_b) <= 4000)),
-    CONSTRAINT eval_contradictions_cache_explanation_check CHECK ((length(explanation) <= 4000)),
-    CONSTRAINT eval_contradictions_cache_hash_a_check CHECK ((hash_a ~ '^[0-9a-f]{64}$'::text)),
-    CONSTRAINT eval_contradictions_cache_hash_b_check CHECK ((hash_b ~ '^[0-9a-f]{64}$'::text)),
-    CONSTRAINT eval_contradictions_cache_prompt_version_check CHECK (((length(prompt_version) >= 1) AND (length(prompt_version) <= 100))),
-    CONSTRAINT eval_contradictions_cache_severity_check CHECK ((severity = ANY (ARRAY['low'::text, 'medium'::text, 'high'::text])))
-);
-
-
---
--- Name: eval_contradictions_dismissed; Type: TABLE; Schema: brain; Owner: -
---
-
-CREATE TABLE brain.eval_contradictions_dismissed (
-    hash_a text NOT NULL,
-    hash_b text NOT NULL,
-    dismissed_at timestamp with time zone DEFAULT now() NOT NULL,
-    note text DEFAULT ''::text NOT NULL,
-    CONSTRAINT eval_contradictions_dismissed_check CHECK ((hash_a <= hash_b)),
-    CONSTRAINT eval_contradictions_dismissed_hash_a_check CHECK ((hash_a ~ '^[0-9a-f]{64}$'::text)),
-    CONSTRAINT eval_contradictions_dismissed_hash_b_check CHECK ((hash_b ~ '^[0-9a-f]{64}$'::text)),
-    CONSTRAINT eval_contradictions_dismissed_note_check CHECK ((length(note) <= 1000))
-);
-
-
---
--- Name: pages; Type: TABLE; Schema: brain; Owner: -
---
-
-CREATE TABLE brain.pages (
-    id bigint NOT NULL,
-    source_id text DEFAULT 'default'::text NOT NULL,
-    slug text NOT NULL,
-    title text NOT NULL,
-    type text DEFAULT 'page'::text NOT NULL,
-    body text NOT NULL,
-    timeline text DEFAULT ''::text NOT NULL,
-    frontmatter jsonb DEFAULT '{}'::jsonb NOT NULL,
-    content_hash text NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT pages_body_check CHECK ((octet_length(body) <= 10485760)),
-    CONSTRAINT pages_content_hash_check CHECK ((content_hash ~ '^[0-9a-f]{64}$'::text)),
-    CONSTRAINT pages_frontmatter_check CHECK ((jsonb_typeof(frontmatter) = 'object'::text)),
-    CONSTRAINT pages_slug_shape CHECK (((octet_length(slug) <= 512) AND (slug ~ '^[a-z0-9\u00A1-\u00AC\u00AE-\u167F\u1681-\u1FFF\u2010-\u2027\u2030-\u205E\u2070-\u2FFF\u3001-\uFEFE\uFF00-\uFFEF\U00010000-\U0010FFFF][a-z0-9._+\u00A1-\u00AC\u00AE-\u167F\u1681-\u1FFF\u2010-\u2027\u2030-\u205E\u2070-\u2FFF\u3001-\uFEFE\uFF00-\uFFEF\U00010000-\U0010FFFF-]*(/[a-z0-9\u00A1-\u00AC\u00AE-\u167F\u1681-\u1FFF\u2010-\u2027\u2030-\u205E\u2070-\u2FFF\u3001-\uFEFE\uFF00-\uFFEF\U00010000-\U0010FFFF][a-z0-9._+\u00A1-\u00AC\u00AE-\u167F\u1681-\u1FFF\u2010-\u2027\u2030-\u205E\u2070-\u2FFF\u3001-\uFEFE\uFF00-\uFFEF\U00010000-\U0010FFFF-]*)*$'::text))),
-    CONSTRAINT pages_timeline_check CHECK ((octet_length(timeline) <= 10485760)),
-    CONSTRAINT pages_title_check CHECK (((length(title) >= 1) AND (length(title) <= 1000))),
-    CONSTRAINT pages_type_check CHECK ((type ~ '^[a-z0-9][a-z0-9_-]{0,63}$'::text))
-);
-ALTER TABLE ONLY brain.pages ALTER COLUMN body SET COMPRESSION lz4;
-ALTER TABLE ONLY brain.pages ALTER COLUMN timeline SET COMPRESSION lz4;
-ALTER TABLE ONLY brain.pages ALTER COLUMN frontmatter SET COMPRESSION lz4;
-
-
---
--- Name: contradiction_pairs(bigint[], text, integer); Type: FUNCTION; Schema: brain; Owner: -
---
-
-CREATE FUNCTION brain.contradiction_pairs(chunk_ids bigint[], prompt_version text, per_page integer DEFAULT 3) RETURNS TABLE(kind text, chunk_id_a bigint, source_a text, slug_a text, text_a text, hash_a text, chunk_id_b bigint, source_b text, slug_b text, text_b text, hash_b text, dismissed boolean, cached boolean, contradiction boolean, severity text, explanation text, evidence_a text, evidence_b text)
-    LANGUAGE sql STABLE
-    BEGIN ATOMIC
- WITH hit AS (
-          SELECT c.id,
-             c.page_id,
-             c.chunk_index,
-             c.chunk_source,
-             c.text,
-             p.source_id,
-             p.slug,
-             encode(sha256(convert_to(c.text, 'UTF8'::name)), 'hex'::text) AS h,
-             o.ord
-            FROM ((unnest(contradiction_pairs.chunk_ids) WITH ORDINALITY o(id, ord)
-              JOIN brain.chunks c ON ((c.id = o.id)))
-              JOIN brain.pages p ON ((p.id = c.page_id)))
-         ), raw AS (
-          SELECT 'truth_vs_timeline'::text AS kind,
-             hit.ord,
-             (0)::bigint AS sub,
-             hit.id AS id1,
-             hit.source_id AS src1,
-             hit.slug AS slug1,
-             hit.text AS text1,
-             hit.h AS h1,
-             o.id AS id2,
-             hit.source_id AS src2,
-             hit.slug AS slug2,
-             o.text AS text2,
-             o.h AS h2,
-             o.rn
-            FROM (hit
-              CROSS JOIN LATERAL ( SELECT c2.id,
-                     c2.text,
-                     encode(sha256(convert_to(c2.text, 'UTF8'::name)), 'hex'::text) AS h,
-                     row_number() OVER () AS rn
-                    FROM ( SELECT c2_1.id,
-                             c2_1.page_id,
-                             c2_1.chunk_index,
-                             c2_1.chunk_source,
-                             c2_1.text,
-                             c2_1.tsv,
-                             c2_1.embedding,
-                             c2_1.doc_len
-                            FROM brain.chunks c2_1
-                           WHERE ((c2_1.page_id = hit.page_id) AND (c2_1.chunk_source <> hit.chunk_source))
-                           ORDER BY (abs((c2_1.chunk_index - hit.chunk_index))), c2_1.chunk_index
-                          LIMIT GREATEST(COALESCE(contradiction_pairs.per_page, 3), 0)) c2) o)
-         UNION ALL
-          SELECT 'cross_page'::text,
-             x.ord,
-             y.ord,
-             x.id,
-             x.source_id,
-             x.slug,
-             x.text,
-             x.h,
-             y.id,
-             y.source_id,
-             y.slug,
-             y.text,
-             y.h,
-             0
-            FROM (hit x
-              JOIN hit y ON (((x.ord < y.ord) AND (x.page_id <> y.page_id))))
-         ), norm AS (
-          SELECT r.kind,
-             r.ord,
-             r.sub,
-             r.rn,
-                 CASE
-                     WHEN (r.h1 <= r.h2) THEN r.id1
-                     ELSE r.id2
-                 END AS ida,
-                 CASE
-                     WHEN (r.h1 <= r.h2) THEN r.src1
-                     ELSE r.src2
-                 END AS srca,
-                 CASE
-                     WHEN (r.h1 <= r.h2) THEN r.slug1
-                     ELSE r.slug2
-                 END AS sluga,
-                 CASE
-                     WHEN (r.h1 <= r.h2) THEN r.text1
-                     ELSE r.text2
-                 END AS texta,
-             LEAST(r.h1, r.h2) AS ha,
-                 CASE
-                     WHEN (r.h1 <= r.h2) THEN r.id2
-                     ELSE r.id1
-                 END AS idb,
-                 CASE
-                     WHEN (r.h1 <= r.h2) THEN r.src2
-                     ELSE r.src1
-                 END AS srcb,
-                 CASE
-                     WHEN (r.h1 <= r.h2) THEN r.slug2
-                     ELSE r.slug1
-                 END AS slugb,
-                 CASE
-                     WHEN (r.h1 <= r.h2) THEN r.text2
-                     ELSE r.text1
-                 END AS textb,
-             GREATEST(r.h1, r.h2) AS hb
-            FROM raw r
-           WHERE (r.h1 <> r.h2)
-         ), one AS (
-          SELECT DISTINCT ON (n.ha, n.hb) n.kind,
-             n.ord,
-             n.sub,
-             n.rn,
-             n.ida,
-             n.srca,
-             n.sluga,
-             n.texta,
-             n.ha,
-             n.idb,
-             n.srcb,
-             n.slugb,
-             n.textb,
-             n.hb
-            FROM norm n
-           ORDER BY n.ha, n.hb, n.ord, n.kind DESC, n.sub, n.rn
-         )
-  SELECT one.kind,
-     one.ida,
-     one.srca,
-     one.sluga,
-     one.texta,
-     one.ha,
-     one.idb,
-     one.srcb,
-     one.slugb,
-     one.textb,
-     one.hb,
-     (d.hash_a IS NOT NULL),
-     (j.hash_a IS NOT NULL),
-     j.contradiction,
-     j.severity,
-     j.explanation,
-     j.evidence_a,
-     j.evidence_b
-    FROM ((one
-      LEFT JOIN brain.eval_contradictions_dismissed d ON (((d.hash_a = one.ha) AND (d.hash_b = one.hb))))
-      LEFT JOIN brain.eval_contradictions_cache j ON (((j.prompt_version = contradiction_pairs.prompt_version) AND (j.hash_a = one.ha) AND (j.hash_b = one.hb))))
-   ORDER BY one.ord, one.kind DESC, one.sub, one.rn;
-END;
-
-
---
--- Name: eval_contradiction_findings; Type: TABLE; Schema: brain; Owner: -
---
-
-CREATE TABLE brain.eval_contradiction_findings (
-    run_id bigint NOT NULL,
-    query text NOT NULL,
-    kind text NOT NULL,
-    severity text NOT NULL,
-    source_a text NOT NULL,
-    slug_a text NOT NULL,
-    chunk_id_a bigint NOT NULL,
-    hash_a text NOT NULL,
-    source_b text NOT NULL,
-    slug_b text NOT NULL,
-    chunk_id_b bigint NOT NULL,
-    hash_b text NOT NULL,
-    explanation text DEFAULT ''::text NOT NULL,
-    evidence_a text DEFAULT ''::text NOT NULL,
-    evidence_b text DEFAULT ''::text NOT NULL,
-    CONSTRAINT eval_contradiction_findings_check CHECK ((hash_a <= hash_b)),
-    CONSTRAINT eval_contradiction_findings_hash_a_check CHECK ((hash_a ~ '^[0-9a-f]{64}$'::text)),
-    CONSTRAINT eval_contradiction_findings_hash_b_check CHECK ((hash_b ~ '^[0-9a-f]{64}$'::text)),
-    CONSTRAINT eval_contradiction_findings_kind_check CHECK ((kind = ANY (ARRAY['truth_vs_timeline'::text, 'cross_page'::text]))),
-    CONSTRAINT eval_contradiction_findings_query_check CHECK ((length(query) <= 51200)),
-    CONSTRAINT eval_contradiction_findings_severity_check CHECK ((severity = ANY (ARRAY['low'::text, 'medium'::text, 'high'::text])))
-);
-
-
---
--- Name: eval_contradiction_runs; Type: TABLE; Schema: brain; Owner: -
---
-
-CREATE TABLE brain.eval_contradiction_runs (
-    id bigint NOT NULL,
-    started_at timestamp with time zone DEFAULT now() NOT NULL,
-    prompt_version text NOT NULL,
-    model text NOT NULL,
-    top_k integer NOT NULL,
-    queries integer NOT NULL,
-    queries_flagged integer NOT NULL,
-    pairs integer NOT NULL,
-    pairs_flagged integer NOT NULL,
-    cache_hits integer NOT NULL,
-    model_calls integer NOT NULL,
-    prompt_tokens bigint DEFAULT 0 NOT NULL,
-    completion_tokens bigint DEFAULT 0 NOT NULL,
-    est_cost_usd numeric(12,6) DEFAULT 0 NOT NULL,
-    CONSTRAINT eval_contradiction_runs_cache_hits_check CHECK ((cache_hits >= 0)),
-    CONSTRAINT eval_contradiction_runs_check CHECK (((queries_flagged >= 0) AND (queries_flagged <= queries))),
-    CONSTRAINT eval_contradiction_runs_check1 CHECK (((pairs_flagged >= 0) AND (pairs_flagged <= pairs))),
-    CONSTRAINT eval_contradiction_runs_completion_tokens_check CHECK ((completion_tokens >= 0)),
-    CONSTRAINT eval_contradiction_runs_est_cost_usd_check CHECK ((est_cost_usd >= (0)::numeric)),
-    CONSTRAINT eval_contradiction_runs_model_calls_check CHECK ((model_calls >= 0)),
-    CONSTRAINT eval_contradiction_runs_pairs_check CHECK ((pairs >= 0)),
-    CONSTRAINT eval_contradiction_runs_prompt_tokens_check CHECK ((prompt_tokens >= 0)),
-    CONSTRAINT eval_contradiction_runs_queries_check CHECK ((queries >= 0)),
-    CONSTRAINT eval_contradiction_runs_top_k_check CHECK ((top_k > 0))
-);
-
-
---
--- Name: contradiction_trend(integer); Type: FUNCTION; Schema: brain; Owner: -
---
-
-CREATE FUNCTION brain.contradiction_trend(days integer) RETURNS TABLE(day date, ran boolean, flagged bigint, high bigint, medium bigint, low bigint)
-    LANGUAGE sql STABLE
-    BEGIN ATOMIC
- WITH span AS (
-          SELECT (g.g)::date AS day
-            FROM generate_series(((((now() AT TIME ZONE 'UTC'::text))::date - (GREATEST(contradiction_trend.days, 1) - 1)))::timestamp with time zone, (((now() AT TIME ZONE 'UTC'::text))::date)::timestamp with time zone, '1 day'::interval) g(g)
-         ), runs AS (
-          SELECT DISTINCT ((r.started_at AT TIME ZONE 'UTC'::text))::date AS day
-            FROM brain.eval_contradiction_runs r
-         ), pairs AS (
-          SELECT ((r.started_at AT TIME ZONE 'UTC'::text))::date AS day,
-             f.hash_a,
-             f.hash_b,
-             max(
-                 CASE f.severity
-                     WHEN 'high'::text THEN 3
-                     WHEN 'medium'::text THEN 2
-                     ELSE 1
-                 END) AS worst
-            FROM (brain.eval_contradiction_findings f
-              JOIN brain.eval_contradiction_runs r ON ((r.id = f.run_id)))
-           WHERE (NOT (EXISTS ( SELECT 1
-                    FROM brain.eval_contradictions_dismissed d
-                   WHERE ((d.hash_a = f.hash_a) AND (d.hash_b = f.hash_b)))))
-           GROUP BY (((r.started_at AT TIME ZONE 'UTC'::text))::date), f.hash_a, f.hash_b
-         )
-  SELECT s.day,
-     (EXISTS ( SELECT 1
-            FROM runs
-           WHERE (runs.day = s.day))) AS "exists",
-     count(p.hash_a) AS count,
-     count(p.hash_a) FILTER (WHERE (p.worst = 3)) AS count,
-     count(p.hash_a) FILTER (WHERE (p.worst = 2)) AS count,
-     count(p.hash_a) FILTER (WHERE (p.worst = 1)) AS count
-    FROM (span s
-      LEFT JOIN pairs p ON ((p.day = s.day)))
-   GROUP BY s.day
-   ORDER BY s.day;
-END;
-
-
---
 -- Name: detect_detail(text); Type: FUNCTION; Schema: brain; Owner: -
 --
 
 CREATE FUNCTION brain.detect_detail(q text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    BEGIN ATOMIC
- SELECT
-         CASE
-             WHEN ((q IS NULL) OR (btrim(q) = ''::text)) THEN NULL::text
-             WHEN (q ~* '\m(when|timeline|history|historical|since|ago|yesterday|changelog|happened|introduced|deprecated|added in|removed in|last (week|month|year)|(19|20)[0-9]{2}|january|february|march|april|june|july|august|september|october|november|december)\M'::text) THEN 'high'::text
-             WHEN ((q ~* '^\s*(who|what)\s+(is|are|was|were)\s+\S'::text) OR (q ~ '^\s*[A-Za-z_][A-Za-z0-9_/]*\.[A-Z][A-Za-z0-9_]*\s*$'::text)) THEN 'low'::text
-             ELSE NULL::text
-         END AS "case";
-END;
+    SET search_path TO 'brain', 'public', 'pg_temp'
+    AS $_$
+	SELECT CASE
+		WHEN q IS NULL OR btrim(q) = '' THEN NULL
+		WHEN q ~* '\m(when|timeline|history|historical|since|ago|yesterday|changelog|happened|introduced|deprecated|added in|removed in|last (week|month|year)|(19|20)[0-9]{2}|january|february|march|april|june|july|august|september|october|november|december)\M'
+			THEN 'high'
+		WHEN q ~* '^\s*(who|what)\s+(is|are|was|were)\s+\S'
+		  OR q ~ '^\s*[A-Za-z_][A-Za-z0-9_/]*\.[A-Z][A-Za-z0-9_]*\s*$'
+			THEN 'low'
+		ELSE NULL
+	END
+$_$;
 
 
 --
@@ -1068,22 +654,17 @@ $$;
 
 CREATE FUNCTION brain.embed_stale(batch integer) RETURNS bigint
     LANGUAGE sql
-    BEGIN ATOMIC
- WITH todo AS (
-          SELECT chunks.id
-            FROM brain.chunks
-           WHERE (chunks.embedding IS NULL)
-           ORDER BY chunks.id
-          LIMIT embed_stale.batch
-         ), done AS (
-          UPDATE brain.chunks AS c SET embedding = brain.embed_tsvector(c.tsv)
-            FROM todo
-           WHERE (c.id = todo.id)
-           RETURNING 1 AS "?column?"
-         )
-  SELECT count(*) AS count
-    FROM done;
-END;
+    SET search_path TO 'brain', 'public', 'pg_temp'
+    AS $$
+	WITH todo AS (
+		SELECT id FROM brain.chunks WHERE embedding IS NULL ORDER BY id LIMIT batch
+	), done AS (
+		UPDATE brain.chunks c SET embedding = brain.embed_tsvector(c.tsv)
+		FROM todo WHERE c.id = todo.id
+		RETURNING 1
+	)
+	SELECT count(*) FROM done
+$$;
 
 
 --
@@ -1194,9 +775,28 @@ CREATE TABLE brain.eval_candidates (
 
 CREATE FUNCTION brain.eval_row_json(c brain.eval_candidates) RETURNS json
     LANGUAGE sql STABLE PARALLEL SAFE
-    BEGIN ATOMIC
- SELECT ((((((((((((((((((((((((((((((((((('{"schema_version":1'::text || ',"id":'::text) || (c).id) || ',"tool_name":'::text) || (to_json((c).tool_name))::text) || ',"query":'::text) || (to_json((c).query))::text) || ',"retrieved_slugs":'::text) || (to_json((c).retrieved_slugs))::text) || ',"retrieved_chunk_ids":'::text) || (to_json((c).retrieved_chunk_ids))::text) || ',"source_ids":'::text) || (to_json((c).source_ids))::text) || ',"expand_enabled":'::text) || COALESCE((to_json((c).expand_enabled))::text, 'null'::text)) || ',"detail":'::text) || COALESCE((to_json((c).detail))::text, 'null'::text)) || ',"detail_resolved":'::text) || COALESCE((to_json((c).detail_resolved))::text, 'null'::text)) || ',"vector_enabled":'::text) || (to_json((c).vector_enabled))::text) || ',"expansion_applied":'::text) || (to_json((c).expansion_applied))::text) || ',"latency_ms":'::text) || (trim_scale((c).latency_ms))::text) || ',"remote":'::text) || (to_json((c).remote))::text) || ',"job_id":'::text) || COALESCE(((c).job_id)::text, 'null'::text)) || ',"subagent_id":'::text) || COALESCE(((c).subagent_id)::text, 'null'::text)) || ',"created_at":"'::text) || to_char(((c).created_at AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'::text)) || '"'::text) || '}'::text))::json AS json;
-END;
+    SET search_path TO 'brain', 'public', 'pg_temp'
+    AS $$
+	SELECT (
+		'{"schema_version":1'
+		|| ',"id":' || c.id
+		|| ',"tool_name":' || to_json(c.tool_name)::text
+		|| ',"query":' || to_json(c.query)::text
+		|| ',"retrieved_slugs":' || to_json(c.retrieved_slugs)::text
+		|| ',"retrieved_chunk_ids":' || to_json(c.retrieved_chunk_ids)::text
+		|| ',"source_ids":' || to_json(c.source_ids)::text
+		|| ',"expand_enabled":' || coalesce(to_json(c.expand_enabled)::text, 'null')
+		|| ',"detail":' || coalesce(to_json(c.detail)::text, 'null')
+		|| ',"detail_resolved":' || coalesce(to_json(c.detail_resolved)::text, 'null')
+		|| ',"vector_enabled":' || to_json(c.vector_enabled)::text
+		|| ',"expansion_applied":' || to_json(c.expansion_applied)::text
+		|| ',"latency_ms":' || trim_scale(c.latency_ms)::text
+		|| ',"remote":' || to_json(c.remote)::text
+		|| ',"job_id":' || coalesce(c.job_id::text, 'null')
+		|| ',"subagent_id":' || coalesce(c.subagent_id::text, 'null')
+		|| ',"created_at":"' || to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '"'
+		|| '}')::json
+$$;
 
 
 --
@@ -1208,24 +808,10 @@ CREATE FUNCTION brain.eval_window_end() RETURNS timestamp with time zone
     SET search_path TO 'brain', 'public', 'pg_temp'
     AS $$
 DECLARE
-	t_end    timestamptz := clock_timestamp();
-	bounded  timestamptz;
-	unknown  text[];
-	setting  text := nullif(current_setting('brain.eval_window_timeout', true), '');
-	max_wait interval := interval '30 seconds';
-	deadline timestamptz;
-	who      text;
+	t_end   timestamptz := clock_timestamp();
+	bounded timestamptz;
+	unknown text[];
 BEGIN
-	IF setting IS NOT NULL THEN
-		BEGIN
-			max_wait := setting::interval;
-		EXCEPTION WHEN invalid_datetime_format OR datetime_field_overflow OR interval_field_overflow THEN
-			RAISE EXCEPTION 'brain.eval_window_timeout is %, which is not a time interval', quote_literal(setting)
-				USING ERRCODE = '22023',
-				      HINT = 'set it to an interval such as ''30s'' or ''5min'', or RESET brain.eval_window_timeout for the default of 30 seconds';
-		END;
-	END IF;
-	deadline := clock_timestamp() + max_wait;
 	-- pg_stat_activity is cached per transaction; read it fresh.
 	PERFORM pg_stat_clear_snapshot();
 	SELECT min(a.xact_start),
@@ -1240,19 +826,6 @@ BEGIN
 	-- Wait for the transactions whose start this role cannot see, until
 	-- each backend no longer holds the transaction id it held above.
 	WHILE unknown IS NOT NULL LOOP
-		IF clock_timestamp() >= deadline THEN
-			SELECT string_agg(format('pid %s (user %s, application_name %s, state %s, xact_start %s)',
-			                         a.pid, coalesce(a.usename::text, 'unknown'),
-			                         coalesce(quote_literal(a.application_name), 'unknown'),
-			                         coalesce(a.state, 'unknown'),
-			                         coalesce(a.xact_start::text, 'unknown')), '; ' ORDER BY a.pid)
-			  INTO who
-			  FROM pg_stat_activity a
-			 WHERE (a.pid || ':' || a.backend_xid) = ANY (unknown);
-			RAISE EXCEPTION 'brain.eval_window_end: waited % for transactions that this role cannot see the start of: %', max_wait, coalesce(who, array_to_string(unknown, ', '))
-				USING ERRCODE = '55P03',
-				      HINT = 'end those transactions (pg_terminate_backend(pid)), grant pg_read_all_stats to this role so their start bounds the window without waiting, or wait longer with SET brain.eval_window_timeout = ''5min''';
-		END IF;
 		PERFORM pg_sleep(0.01);
 		PERFORM pg_stat_clear_snapshot();
 		SELECT array_agg(a.pid || ':' || a.backend_xid) INTO unknown
@@ -1272,15 +845,88 @@ CREATE FUNCTION brain.hybrid_search(q text, qvec public.vector DEFAULT NULL::pub
     LANGUAGE plpgsql ROWS 30
     SET search_path TO 'brain', 'public', 'pg_temp'
     AS $$
+DECLARE
+	d text := lower(coalesce(nullif(btrim(detail), ''), brain.detect_detail(q), 'medium'));
+	wk float8 := coalesce(keyword_weight, brain.search_setting('keyword_weight'));
+	wv float8 := coalesce(vector_weight, brain.search_setting('vector_weight'));
+	k float8 := coalesce(rrf_k, brain.search_setting('rrf_k'));
+	share float8 := coalesce(type_share, brain.search_setting('type_share'));
+	pp int := least(greatest(coalesce(per_page, 1), 1), 10);
+	n int;
+	type_cap int;
+	tsq tsquery := websearch_to_tsquery('english'::regconfig, coalesce(q, ''));
 BEGIN
-	-- plpgsql, not sql: the frozen migrations create this function before
-	-- brain.search exists, and a sql body would be checked at creation.
+	IF d NOT IN ('low', 'medium', 'high') THEN
+		RAISE EXCEPTION 'detail must be low, medium or high, not %', quote_literal(detail)
+			USING ERRCODE = '22023';
+	END IF;
+	IF wk < 0 OR wv < 0 OR k <= 0 OR share <= 0 THEN
+		RAISE EXCEPTION 'weights must be >= 0, rrf_k and type_share > 0 (got %, %, %, %)', wk, wv, k, share
+			USING ERRCODE = '22023';
+	END IF;
+	lim := least(greatest(coalesce(lim, 10), 1), 100);
+	n := greatest(30, 3 * lim * pp);
+	type_cap := ceil(least(share, 1.0) * lim)::int;
+	IF qvec IS NULL THEN
+		wv := 0;
+	END IF;
+
 	RETURN QUERY
-	SELECT s.slug, s.source_id, s.page_id, s.chunk_id, s.chunk_index, s.chunk_source, s.title, s.type,
-	       s.score, s.keyword_rank, s.vector_rank, s.snippet
-	FROM brain.search(q, qvec, lim, detail, source_ids, per_page, keyword_weight, vector_weight,
-	                  rrf_k, type_share, snippets, false) s
-	WHERE s.chunk_id IS NOT NULL;
+	WITH kw AS MATERIALIZED (
+		SELECT * FROM brain.keyword_search(CASE WHEN wk > 0 THEN q END, n, source_ids, d = 'low')
+	), vec AS MATERIALIZED (
+		SELECT * FROM brain.vector_search(CASE WHEN wv > 0 THEN qvec END, n, source_ids, d = 'low')
+	), fused AS (
+		SELECT coalesce(kw.chunk_id, vec.chunk_id) AS cid,
+		       kw.keyword_rank AS kr, vec.vector_rank AS vr,
+		       CASE
+		         WHEN wv = 0 THEN kw.score
+		         WHEN wk = 0 THEN 1 - vec.distance
+		         ELSE coalesce(wk / (k + kw.keyword_rank), 0) + coalesce(wv / (k + vec.vector_rank), 0)
+		       END AS s
+		FROM kw FULL JOIN vec ON vec.chunk_id = kw.chunk_id
+	), scored AS (
+		SELECT f.cid, f.kr, f.vr, c.page_id AS pid, c.chunk_index AS cidx, c.chunk_source AS csrc,
+		       c.text AS ctext, c.embedding AS emb, p.slug AS pslug, p.source_id AS psrc,
+		       p.title AS ptitle, p.type AS ptype,
+		       f.s * CASE WHEN d = 'high' THEN 1.0 ELSE coalesce((
+				SELECT sb.factor FROM brain.source_boosts sb
+				WHERE starts_with(p.slug, sb.prefix)
+				ORDER BY length(sb.prefix) DESC LIMIT 1), 1.0) END AS fs
+		FROM fused f
+		JOIN brain.chunks c ON c.id = f.cid
+		JOIN brain.pages p ON p.id = c.page_id
+	), in_page AS (
+		SELECT sc.*, row_number() OVER (PARTITION BY sc.pid ORDER BY sc.fs DESC, sc.cid) AS pr
+		FROM scored sc
+	), distinct_chunks AS (
+		SELECT ip.* FROM in_page ip
+		WHERE ip.pr = 1 OR (pp > 1 AND NOT EXISTS (
+			SELECT 1 FROM in_page o
+			WHERE o.pid = ip.pid AND o.pr < ip.pr
+			  AND (lower(regexp_replace(o.ctext, '\s+', ' ', 'g')) = lower(regexp_replace(ip.ctext, '\s+', ' ', 'g'))
+			       OR (o.emb <=> ip.emb) < 0.05)))
+	), kept AS (
+		SELECT dc.*, row_number() OVER (PARTITION BY dc.pid ORDER BY dc.fs DESC, dc.cid) AS pr2
+		FROM distinct_chunks dc
+	), typed AS (
+		SELECT kp.*, row_number() OVER (PARTITION BY kp.ptype ORDER BY kp.fs DESC, kp.cid) AS tr
+		FROM kept kp WHERE kp.pr2 <= pp
+	), top AS (
+		SELECT t.* FROM typed t
+		ORDER BY (t.tr > type_cap), t.fs DESC, t.cid
+		LIMIT lim
+	)
+	SELECT t.pslug, t.psrc, t.pid, t.cid, t.cidx, t.csrc, t.ptitle, t.ptype, t.fs::float8,
+	       t.kr, t.vr,
+	       CASE WHEN coalesce(snippets, true) THEN
+		       regexp_replace(
+				ts_headline('english'::regconfig, left(t.ctext, 4000), tsq,
+					'MaxWords=28, MinWords=12, MaxFragments=1, StartSel="", StopSel="", HighlightAll=false'),
+				'\s+', ' ', 'g')
+	       END
+	FROM top t
+	ORDER BY (t.tr > type_cap), t.fs DESC, t.cid;
 END
 $$;
 
@@ -1404,218 +1050,92 @@ $$;
 
 
 --
--- Name: keyword_scan(text, integer, text[], boolean, boolean); Type: FUNCTION; Schema: brain; Owner: -
---
-
-CREATE FUNCTION brain.keyword_scan(q text, lim integer DEFAULT 10, source_ids text[] DEFAULT NULL::text[], compiled_only boolean DEFAULT false, exhaustive boolean DEFAULT false) RETURNS TABLE(chunk_id bigint, page_id bigint, score double precision, keyword_rank integer, meta jsonb)
-    LANGUAGE plpgsql STABLE ROWS 30
-    SET search_path TO 'brain', 'public', 'pg_temp'
-    AS $$
-DECLARE
-	p record;
-	filt tsquery;
-	budget float8 := greatest(brain.search_setting('keyword_candidates'), 10);
-	max_cand int := greatest(brain.search_setting('keyword_candidates_max')::int, 0);
-	bonus float8 := greatest(brain.search_setting('strict_bonus'), 0);
-	k1 float8 := brain.search_setting('bm25_k1');
-	b float8 := brain.search_setting('bm25_b');
-	w_a float8 := brain.search_setting('title_weight');
-	w_c float8 := brain.search_setting('timeline_weight');
-	only_compiled boolean := coalesce(compiled_only, false);
-	n_docs float8;
-	avgdl float8;
-	lex text[];
-	dfs float8[];
-	idfs float8[];
-	n_terms int;
-	taken int := 0;
-	round_q tsquery;
-	cum float8 := 0;
-	found bigint[];
-	ids bigint[] := '{}';
-	scores float8[] := '{}';
-	theta float8;
-	rest_ub float8;
-	exact boolean := true;
-	rounds int := 0;
-	phrases_dropped boolean := false;
-	i int;
-	near tsquery;
-	live tsquery[];
-	cap_near int := greatest(brain.search_setting('keyword_candidates')::int, 10);
-BEGIN
-	lim := least(greatest(coalesce(lim, 10), 1), 1000);
-	IF q IS NULL THEN
-		RETURN;
-	END IF;
-	p := brain.parse_query(q);
-	n_terms := cardinality(p.terms);
-	IF n_terms = 0 THEN
-		RETURN QUERY SELECT NULL::bigint, NULL::bigint, NULL::float8, NULL::int,
-			jsonb_build_object('candidates', 0, 'rounds', 0, 'terms_scanned', 0, 'terms_total', 0, 'exact', true, 'phrases_dropped', false,
-				'parser', p.info);
-		RETURN;
-	END IF;
-	filt := p.filter_q;
-	SELECT greatest(s.n_docs, 1), greatest(s.total_len::float8 / greatest(s.n_docs, 1), 1)
-	INTO n_docs, avgdl FROM brain.corpus_stats s;
-	-- Terms rarest first; a term no chunk holds has df 0 and bound 0.
-	SELECT array_agg(l.lexeme ORDER BY coalesce(t.doc_freq, 0), l.lexeme),
-	       array_agg(coalesce(t.doc_freq, 0)::float8 ORDER BY coalesce(t.doc_freq, 0), l.lexeme),
-	       array_agg(ln(1 + (n_docs - coalesce(t.doc_freq, 0) + 0.5) / (coalesce(t.doc_freq, 0) + 0.5))
-	                 ORDER BY coalesce(t.doc_freq, 0), l.lexeme)
-	INTO lex, dfs, idfs
-	FROM unnest(p.terms) AS l (lexeme) LEFT JOIN brain.term_stats t ON t.lexeme = l.lexeme;
-
-	live := ARRAY(SELECT g FROM unnest(p.groups) g WHERE EXISTS (
-		SELECT 1 FROM unnest(brain.tsquery_terms(g)) l JOIN brain.term_stats t ON t.lexeme = l WHERE t.doc_freq > 0));
-
-	<<retry>>
-	LOOP
-		-- Round 0: the rarest terms within the budget (at least one) ...
-		taken := 0;
-		cum := 0;
-		round_q := NULL;
-		WHILE taken < n_terms AND (taken = 0 OR exhaustive OR cum + dfs[taken + 1] <= budget) LOOP
-			taken := taken + 1;
-			cum := cum + dfs[taken];
-			round_q := CASE WHEN round_q IS NULL THEN brain.lexeme_tsquery(lex[taken])
-			                ELSE round_q || brain.lexeme_tsquery(lex[taken]) END;
-		END LOOP;
-		-- (one term alone may exceed the budget: then it is cut by ts_rank)
-		found := brain.keyword_candidates(
-			CASE WHEN filt IS NULL THEN round_q ELSE round_q && filt END,
-			CASE WHEN exhaustive THEN 2147483646 ELSE greatest(budget::int, lim) END, source_ids, only_compiled);
-		IF NOT exhaustive AND cardinality(found) >= greatest(budget::int, lim) THEN
-			exact := false;
-		END IF;
-		-- ... and the chunks matching all word groups but at most one: one
-		-- GIN scan, usually few rows, which catches the right chunk when its
-		-- words are common ones. Groups no chunk holds (a misspelling) do
-		-- not count, or they would use up the one group that may be missing.
-		IF NOT exhaustive AND cardinality(live) > 1 THEN
-			near := brain.near_strict(live, 1);
-			found := ARRAY(SELECT DISTINCT x FROM unnest(coalesce(found, '{}') || coalesce(brain.keyword_candidates(
-				CASE WHEN filt IS NULL THEN near ELSE near && filt END,
-				cap_near, source_ids, only_compiled), '{}')) x);
-		END IF;
-		rounds := 1;
-		ids := '{}';
-		scores := '{}';
-		LOOP
-			IF cardinality(found) > 0 THEN
-				SELECT ids || array_agg(s.id), scores || array_agg(s.sc) INTO ids, scores
-				FROM brain.bm25_scores(found, lex, idfs, p.strict_q, k1, b, w_a, w_c, avgdl, bonus) s;
-			END IF;
-			EXIT WHEN taken >= n_terms OR exhaustive;
-			SELECT x INTO theta FROM unnest(scores) x ORDER BY x DESC OFFSET lim - 1 LIMIT 1;
-			SELECT coalesce(sum(u), 0) * (k1 + 1) * (1 + bonus) INTO rest_ub
-			FROM unnest(idfs[taken + 1:], dfs[taken + 1:]) AS v (u, d) WHERE d > 0;
-			EXIT WHEN theta IS NOT NULL AND rest_ub < theta;
-			IF cardinality(ids) >= max_cand THEN
-				exact := false;
-				EXIT;
-			END IF;
-			taken := taken + 1;
-			rounds := rounds + 1;
-			found := brain.keyword_candidates(
-				CASE WHEN filt IS NULL THEN brain.lexeme_tsquery(lex[taken]) ELSE brain.lexeme_tsquery(lex[taken]) && filt END,
-				max_cand, source_ids, only_compiled);
-			-- Only chunks not scored yet; the cut keeps the total bounded.
-			found := ARRAY(SELECT f FROM unnest(found) f EXCEPT SELECT s FROM unnest(ids) s);
-			IF cardinality(found) > max_cand - cardinality(ids) THEN
-				exact := false;
-				found := ARRAY(
-					SELECT c.id FROM brain.chunks c WHERE c.id = ANY (found)
-					ORDER BY ts_rank('{0.1, 0.2, 0.4, 1.0}'::float4[], c.tsv, brain.lexeme_tsquery(lex[taken]), 1) DESC, c.id
-					LIMIT max_cand - cardinality(ids));
-			END IF;
-		END LOOP;
-		-- Phrases that match nothing: answer with the words alone.
-		EXIT retry WHEN cardinality(ids) > 0 OR phrases_dropped OR jsonb_array_length(p.info -> 'phrases') = 0;
-		phrases_dropped := true;
-		-- Keep the negations only.
-		filt := NULL;
-		FOR i IN 1 .. jsonb_array_length(p.info -> 'negated') LOOP
-			filt := CASE WHEN filt IS NULL THEN !!brain.words_tsquery(p.info -> 'negated' ->> (i - 1))
-			             ELSE filt && !!brain.words_tsquery(p.info -> 'negated' ->> (i - 1)) END;
-		END LOOP;
-	END LOOP;
-
-	RETURN QUERY
-	SELECT s.id, c.page_id, s.sc, (row_number() OVER (ORDER BY s.sc DESC, s.id))::int, NULL::jsonb
-	FROM unnest(ids, scores) AS s (id, sc)
-	JOIN brain.chunks c ON c.id = s.id
-	ORDER BY s.sc DESC, s.id
-	LIMIT lim;
-	RETURN QUERY SELECT NULL::bigint, NULL::bigint, NULL::float8, NULL::int,
-		jsonb_build_object('candidates', cardinality(ids), 'rounds', rounds, 'terms_scanned', taken,
-			'terms_total', n_terms, 'exact', exact OR exhaustive, 'phrases_dropped', phrases_dropped,
-			'parser', p.info);
-END
-$$;
-
-
---
 -- Name: keyword_search(text, integer, text[], boolean); Type: FUNCTION; Schema: brain; Owner: -
 --
 
 CREATE FUNCTION brain.keyword_search(q text, lim integer DEFAULT 10, source_ids text[] DEFAULT NULL::text[], compiled_only boolean DEFAULT false) RETURNS TABLE(chunk_id bigint, page_id bigint, score double precision, keyword_rank integer)
-    LANGUAGE sql STABLE ROWS 30
-    BEGIN ATOMIC
- SELECT k.chunk_id,
-     k.page_id,
-     k.score,
-     k.keyword_rank
-    FROM brain.keyword_scan(keyword_search.q, keyword_search.lim, keyword_search.source_ids, keyword_search.compiled_only) k(chunk_id, page_id, score, keyword_rank, meta)
-   WHERE (k.chunk_id IS NOT NULL)
-   ORDER BY k.keyword_rank;
-END;
-
-
---
--- Name: lexeme_tsquery(text); Type: FUNCTION; Schema: brain; Owner: -
---
-
-CREATE FUNCTION brain.lexeme_tsquery(lexeme text) RETURNS tsquery
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    BEGIN ATOMIC
- SELECT (((''''::text || replace(replace(lexeme, '\'::text, '\\'::text), ''''::text, ''''''::text)) || ''''::text))::tsquery AS tsquery;
-END;
-
-
---
--- Name: near_strict(tsquery[], integer); Type: FUNCTION; Schema: brain; Owner: -
---
-
-CREATE FUNCTION brain.near_strict(groups tsquery[], drop integer) RETURNS tsquery
-    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    LANGUAGE plpgsql STABLE ROWS 30
     SET search_path TO 'brain', 'public', 'pg_temp'
     AS $$
 DECLARE
-	n int := coalesce(cardinality(groups), 0);
-	d int := least(greatest(coalesce(drop, 0), 0), 2, greatest(n - 1, 0));
-	res tsquery;
-	a tsquery;
-	i int;
-	j int;
-	l int;
+	tsq tsquery;
+	or_q tsquery;
+	terms text[];
+	cap int := greatest(brain.search_setting('keyword_candidates')::int, 10);
+	k1 float8 := brain.search_setting('bm25_k1');
+	b float8 := brain.search_setting('bm25_b');
+	w_a float8 := brain.search_setting('title_weight');
+	w_c float8 := brain.search_setting('timeline_weight');
+	n_docs float8;
+	avgdl float8;
+	ids bigint[];
+	only_compiled boolean := coalesce(compiled_only, false);
 BEGIN
-	IF n = 0 THEN
-		RETURN NULL;
+	IF q IS NULL THEN
+		RETURN;
 	END IF;
-	FOR i IN 1 .. CASE WHEN d = 0 THEN 1 ELSE n END LOOP
-		FOR j IN CASE WHEN d = 2 THEN i + 1 ELSE n + 1 END .. CASE WHEN d = 2 THEN n ELSE n + 1 END LOOP
-			a := NULL;
-			FOR l IN 1 .. n LOOP
-				CONTINUE WHEN d >= 1 AND l = i;
-				CONTINUE WHEN d = 2 AND l = j;
-				a := CASE WHEN a IS NULL THEN groups[l] ELSE a && groups[l] END;
-			END LOOP;
-			res := CASE WHEN res IS NULL THEN a ELSE res || a END;
-		END LOOP;
-	END LOOP;
-	RETURN res;
+	lim := least(greatest(coalesce(lim, 10), 1), 1000);
+	tsq := websearch_to_tsquery('english'::regconfig, q);
+	terms := brain.tsquery_terms(tsq);
+	IF cardinality(terms) = 0 THEN
+		RETURN;
+	END IF;
+
+	ids := brain.keyword_candidates(tsq, cap, source_ids, only_compiled);
+
+	-- OR fill-in: not for phrases or negations, whose meaning OR would drop.
+	IF coalesce(cardinality(ids), 0) < lim AND cardinality(terms) > 1
+	   AND regexp_replace(tsq::text, '''(?:[^'']|'''')*''', '', 'g') !~ '[!<]' THEN
+		SELECT string_agg('''' || replace(replace(e.lexeme, '\', '\\'), '''', '''''') || '''', ' | ')::tsquery
+		INTO or_q
+		FROM (
+			SELECT l.lexeme, sum(coalesce(t.doc_freq, 0)) OVER (ORDER BY coalesce(t.doc_freq, 0), l.lexeme) AS cum,
+			       row_number() OVER (ORDER BY coalesce(t.doc_freq, 0), l.lexeme) AS r
+			FROM unnest(terms) AS l(lexeme)
+			LEFT JOIN brain.term_stats t ON t.lexeme = l.lexeme
+		) e
+		WHERE e.r = 1 OR e.cum <= cap;
+		ids := ARRAY(
+			SELECT DISTINCT x FROM unnest(coalesce(ids, '{}') || coalesce(
+				brain.keyword_candidates(or_q, cap, source_ids, only_compiled), '{}')) x);
+	END IF;
+	IF coalesce(cardinality(ids), 0) = 0 THEN
+		RETURN;
+	END IF;
+
+	SELECT greatest(s.n_docs, 1), greatest(s.total_len::float8 / greatest(s.n_docs, 1), 1)
+	INTO n_docs, avgdl FROM brain.corpus_stats s;
+
+	RETURN QUERY
+	WITH idf AS MATERIALIZED (
+		SELECT l.lexeme,
+		       ln(1 + (n_docs - coalesce(t.doc_freq, 0) + 0.5) / (coalesce(t.doc_freq, 0) + 0.5)) AS idf
+		FROM unnest(terms) AS l(lexeme)
+		LEFT JOIN brain.term_stats t ON t.lexeme = l.lexeme
+	), scored AS (
+		SELECT c.id, c.page_id, c.tsv @@ tsq AS strict,
+		       coalesce((
+				SELECT sum(i.idf * x.tf * (k1 + 1) / (x.tf + k1 * (1 - b + b * c.doc_len / avgdl)))
+				FROM (
+					SELECT u.lexeme,
+					       w_a * cardinality(array_positions(u.weights, 'A'))
+					       + w_c * cardinality(array_positions(u.weights, 'C'))
+					       + cardinality(u.weights)
+					       - cardinality(array_positions(u.weights, 'A'))
+					       - cardinality(array_positions(u.weights, 'C')) AS tf
+					-- Keep only the query's lexemes before unnesting: far cheaper
+					-- than unnesting the whole tsvector.
+					FROM unnest(ts_delete(c.tsv, tsvector_to_array(ts_delete(c.tsv, terms)))) u
+				) x
+				JOIN idf i ON i.lexeme = x.lexeme
+				WHERE x.tf > 0), 0)::float8 AS s
+		FROM brain.chunks c
+		WHERE c.id = ANY (ids)
+	)
+	SELECT sc.id, sc.page_id, sc.s, (row_number() OVER (ORDER BY sc.strict DESC, sc.s DESC, sc.id))::int AS r
+	FROM scored sc
+	ORDER BY r
+	LIMIT lim;
 END
 $$;
 
@@ -1737,12 +1257,12 @@ $$;
 
 CREATE FUNCTION brain.pages_pii_categories(page_ids bigint[]) RETURNS text[]
     LANGUAGE sql STABLE PARALLEL SAFE
-    BEGIN ATOMIC
- SELECT COALESCE(array_agg(DISTINCT (c.c COLLATE "C") ORDER BY (c.c COLLATE "C")), '{}'::text[]) AS "coalesce"
-    FROM brain.page_pii p,
-     LATERAL unnest(p.categories) c(c)
-   WHERE (p.page_id = ANY (pages_pii_categories.page_ids));
-END;
+    SET search_path TO 'brain', 'public', 'pg_temp'
+    AS $$
+	SELECT coalesce(array_agg(DISTINCT c COLLATE "C" ORDER BY c COLLATE "C"), '{}')
+	FROM brain.page_pii p, unnest(p.categories) c
+	WHERE p.page_id = ANY (page_ids)
+$$;
 
 
 --
@@ -1761,337 +1281,34 @@ $$;
 
 
 --
--- Name: parse_query(text); Type: FUNCTION; Schema: brain; Owner: -
---
-
-CREATE FUNCTION brain.parse_query(q text, OUT terms text[], OUT strict_q tsquery, OUT filter_q tsquery, OUT groups tsquery[], OUT info jsonb) RETURNS record
-    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'brain', 'public', 'pg_temp'
-    AS $$
-DECLARE
-	cfg CONSTANT regconfig := 'brain.english_unaccent'::regconfig;
-	tok text;
-	comps tsquery[] := '{}';
-	g tsquery;
-	tok_groups tsquery[];
-	phrases text[] := '{}';
-	negated text[] := '{}';
-	pending_or boolean := false;
-	n_or int := 0;
-	r record;
-	comp_lex text;
-	comp_tok text;
-	parts tsquery;
-	joined text[];
-	first_group boolean;
-BEGIN
-	terms := '{}';
-	groups := '{}';
-	IF q IS NULL THEN
-		info := jsonb_build_object('terms', '[]'::jsonb, 'phrases', '[]'::jsonb, 'negated', '[]'::jsonb, 'or_groups', 0, 'strict', NULL);
-		RETURN;
-	END IF;
-	FOR tok IN
-		SELECT m[1] FROM regexp_matches(translate(brain.cjk_bigrams(q), '“”„«»', '"""""'), '("[^"]*"?|[^\s"]+)', 'g') AS m
-	LOOP
-		IF left(tok, 1) = '"' THEN
-			-- Checked first: phraseto_tsquery of stop words alone raises a NOTICE.
-			g := CASE WHEN to_tsvector(cfg, btrim(tok, '"')) <> ''::tsvector THEN phraseto_tsquery(cfg, btrim(tok, '"')) END;
-			IF g IS NOT NULL THEN
-				phrases := phrases || btrim(tok, '"');
-				filter_q := CASE WHEN filter_q IS NULL THEN g ELSE filter_q && g END;
-				terms := terms || brain.tsquery_terms(g);
-			END IF;
-			pending_or := false;
-			CONTINUE;
-		END IF;
-		IF tok = 'OR' THEN
-			pending_or := cardinality(comps) > 0;
-			CONTINUE;
-		END IF;
-		IF tok ~ '^-\w' THEN
-			g := brain.words_tsquery(substr(tok, 2));
-			IF g IS NOT NULL THEN
-				negated := negated || substr(tok, 2);
-				filter_q := CASE WHEN filter_q IS NULL THEN !!g ELSE filter_q && !!g END;
-			END IF;
-			pending_or := false;
-			CONTINUE;
-		END IF;
-		-- Plain word(s): one group per parser word; a hyphenated word and
-		-- its parts (which ts_debug lists right after it) form one group.
-		tok_groups := '{}';
-		comp_lex := NULL;
-		parts := NULL;
-		-- ts_parse gives the parser's tokens (ts_token_type('default'):
-		-- 15-17 hyphenated words, 9-11 their parts, 12 blanks); lexemes come
-		-- from to_tsvector (ts_debug is twenty times slower and does not
-		-- pass unaccent's output on to the stemmer).
-		FOR r IN SELECT d.tokid, d.token FROM ts_parse('default', tok) d WHERE d.tokid <> 12 LOOP
-			IF r.tokid IN (15, 16, 17) THEN
-				IF comp_tok IS NOT NULL THEN
-					tok_groups := tok_groups || brain.parse_query_compound(comp_lex, comp_tok, parts);
-				END IF;
-				comp_tok := r.token;
-				SELECT u.lexeme INTO comp_lex FROM unnest(to_tsvector(cfg, r.token)) u WHERE 1 = ANY (u.positions) LIMIT 1;
-				parts := NULL;
-				CONTINUE;
-			END IF;
-			IF r.tokid IN (9, 10, 11) AND comp_tok IS NOT NULL THEN
-				g := brain.words_tsquery(r.token);
-				IF g IS NOT NULL THEN
-					parts := CASE WHEN parts IS NULL THEN g ELSE parts && g END;
-				END IF;
-				CONTINUE;
-			END IF;
-			IF comp_tok IS NOT NULL THEN
-				tok_groups := tok_groups || brain.parse_query_compound(comp_lex, comp_tok, parts);
-				comp_tok := NULL;
-			END IF;
-			g := brain.words_tsquery(r.token);
-			IF g IS NOT NULL THEN
-				tok_groups := tok_groups || g;
-			END IF;
-		END LOOP;
-		IF comp_tok IS NOT NULL THEN
-			tok_groups := tok_groups || brain.parse_query_compound(comp_lex, comp_tok, parts);
-			comp_tok := NULL;
-		END IF;
-		first_group := true;
-		FOREACH g IN ARRAY tok_groups LOOP
-			CONTINUE WHEN g IS NULL OR numnode(g) = 0;
-			terms := terms || brain.tsquery_terms(g);
-			IF first_group AND pending_or THEN
-				comps[cardinality(comps)] := comps[cardinality(comps)] || g;
-				n_or := n_or + 1;
-			ELSE
-				comps := comps || g;
-			END IF;
-			first_group := false;
-		END LOOP;
-		pending_or := false;
-	END LOOP;
-	SELECT coalesce(array_agg(DISTINCT t ORDER BY t), '{}') INTO terms FROM unnest(terms) t;
-	groups := comps;
-	IF cardinality(terms) > 0 THEN
-		FOREACH g IN ARRAY comps LOOP
-			strict_q := CASE WHEN strict_q IS NULL THEN g ELSE strict_q && g END;
-		END LOOP;
-		IF filter_q IS NOT NULL THEN
-			strict_q := CASE WHEN strict_q IS NULL THEN filter_q ELSE strict_q && filter_q END;
-		END IF;
-	END IF;
-	info := jsonb_build_object('terms', to_jsonb(terms), 'phrases', to_jsonb(phrases),
-		'negated', to_jsonb(negated), 'or_groups', n_or, 'strict', strict_q::text);
-END
-$$;
-
-
---
--- Name: parse_query_compound(text, text, tsquery); Type: FUNCTION; Schema: brain; Owner: -
---
-
-CREATE FUNCTION brain.parse_query_compound(lexeme text, token text, parts tsquery) RETURNS tsquery
-    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'brain', 'public', 'pg_temp'
-    AS $$
-DECLARE
-	g tsquery;
-	j tsquery := brain.words_tsquery(replace(token, '-', ''));
-BEGIN
-	IF lexeme IS NOT NULL THEN
-		g := brain.lexeme_tsquery(lexeme);
-	END IF;
-	IF j IS NOT NULL THEN
-		g := CASE WHEN g IS NULL THEN j ELSE g || j END;
-	END IF;
-	IF parts IS NOT NULL THEN
-		g := CASE WHEN g IS NULL THEN parts ELSE g || parts END;
-	END IF;
-	RETURN g;
-END
-$$;
-
-
---
 -- Name: query(text, integer); Type: FUNCTION; Schema: brain; Owner: -
 --
 
 CREATE FUNCTION brain.query(q text, lim integer DEFAULT 10) RETURNS TABLE(slug text, source_id text, page_id bigint, chunk_id bigint, chunk_index integer, chunk_source text, title text, type text, score double precision, keyword_rank integer, vector_rank integer, snippet text)
-    LANGUAGE plpgsql ROWS 10
+    LANGUAGE sql ROWS 10
     SET search_path TO 'brain', 'public', 'pg_temp'
     AS $$
-BEGIN
-	RETURN QUERY
-	SELECT s.slug, s.source_id, s.page_id, s.chunk_id, s.chunk_index, s.chunk_source, s.title, s.type,
-	       s.score, s.keyword_rank, s.vector_rank, s.snippet
-	FROM brain.search(q, lim => lim) s
-	WHERE s.chunk_id IS NOT NULL;
-END
+	SELECT * FROM brain.hybrid_search(
+		q,
+		CASE WHEN brain.embedder() = 'local' THEN brain.embed_local(q) END,
+		lim)
 $$;
 
 
 --
--- Name: search(text, public.vector, integer, text, text[], integer, double precision, double precision, double precision, double precision, boolean, boolean, boolean); Type: FUNCTION; Schema: brain; Owner: -
+-- Name: reset_embeddings(); Type: FUNCTION; Schema: brain; Owner: -
 --
 
-CREATE FUNCTION brain.search(q text, qvec public.vector DEFAULT NULL::public.vector, lim integer DEFAULT 10, detail text DEFAULT NULL::text, source_ids text[] DEFAULT NULL::text[], per_page integer DEFAULT 1, keyword_weight double precision DEFAULT NULL::double precision, vector_weight double precision DEFAULT NULL::double precision, rrf_k double precision DEFAULT NULL::double precision, type_share double precision DEFAULT NULL::double precision, snippets boolean DEFAULT true, embed boolean DEFAULT true, vector_fill_only boolean DEFAULT NULL::boolean) RETURNS TABLE(slug text, source_id text, page_id bigint, chunk_id bigint, chunk_index integer, chunk_source text, title text, type text, score double precision, keyword_rank integer, vector_rank integer, snippet text, meta jsonb)
-    LANGUAGE plpgsql ROWS 30
+CREATE FUNCTION brain.reset_embeddings() RETURNS bigint
+    LANGUAGE plpgsql
     SET search_path TO 'brain', 'public', 'pg_temp'
     AS $$
-DECLARE
-	d text := lower(coalesce(nullif(btrim(detail), ''), brain.detect_detail(q), 'medium'));
-	wk float8 := coalesce(keyword_weight, brain.search_setting('keyword_weight'));
-	wv float8 := coalesce(vector_weight, brain.search_setting('vector_weight'));
-	k float8 := coalesce(rrf_k, brain.search_setting('rrf_k'));
-	share float8 := coalesce(type_share, brain.search_setting('type_share'));
-	fill_only boolean := coalesce(vector_fill_only, brain.search_setting('vector_fill_only') <> 0);
-	pp int := least(greatest(coalesce(per_page, 1), 1), 10);
-	n int;
-	type_cap int;
-	v vector := qvec;
-	parser jsonb;
-	hq tsquery;
-	ix text;
-	kw_ids bigint[] := '{}';
-	kw_scores float8[] := '{}';
-	kw_ranks int[] := '{}';
-	kw_pages int := 0;
-	kw_meta jsonb;
-	run_vec boolean;
-	enabled boolean := false;
-	skipped text;
-	m jsonb;
-	got int;
+DECLARE n bigint;
 BEGIN
-	IF d NOT IN ('low', 'medium', 'high') THEN
-		RAISE EXCEPTION 'detail must be low, medium or high, not %', quote_literal(detail)
-			USING ERRCODE = '22023';
-	END IF;
-	IF wk < 0 OR wv < 0 OR k <= 0 OR share <= 0 THEN
-		RAISE EXCEPTION 'weights must be >= 0, rrf_k and type_share > 0 (got %, %, %, %)', wk, wv, k, share
-			USING ERRCODE = '22023';
-	END IF;
-	lim := least(greatest(coalesce(lim, 10), 1), 100);
-	n := greatest(30, 3 * lim * pp);
-	type_cap := ceil(least(share, 1.0) * lim)::int;
-	IF wk > 0 THEN
-		SELECT coalesce(array_agg(s.chunk_id ORDER BY s.keyword_rank) FILTER (WHERE s.chunk_id IS NOT NULL), '{}'),
-		       coalesce(array_agg(s.score ORDER BY s.keyword_rank) FILTER (WHERE s.chunk_id IS NOT NULL), '{}'),
-		       coalesce(array_agg(s.keyword_rank ORDER BY s.keyword_rank) FILTER (WHERE s.chunk_id IS NOT NULL), '{}'),
-		       count(DISTINCT s.page_id), max(s.meta::text)::jsonb
-		INTO kw_ids, kw_scores, kw_ranks, kw_pages, kw_meta
-		FROM brain.keyword_scan(q, n, source_ids, d = 'low') s;
-		parser := kw_meta -> 'parser';
-		kw_meta := kw_meta - 'parser';
-	ELSE
-		parser := (brain.parse_query(q)).info;
-	END IF;
-	-- Highlight any of the query's words.
-	SELECT string_agg(brain.lexeme_tsquery(t)::text, ' | ')::tsquery INTO hq
-	FROM jsonb_array_elements_text(parser -> 'terms') t;
-
-	-- The vector arm is enabled when it has a weight and a query vector;
-	-- it runs unless the keyword arm already filled the list on a brain
-	-- whose vector arm only fills (then a 'local' query vector, which any
-	-- query with keyword hits has, is not even computed).
-	ix := brain.vector_index_status();
-	IF wv = 0 THEN
-		skipped := 'weight_zero';
-	ELSIF ix NOT IN ('ready', 'exact') THEN
-		-- Suspended for a bulk import, being rebuilt, or lost to a crash:
-		-- keyword only, never a scan of every vector.
-		skipped := 'no_index';
-	ELSIF jsonb_array_length(parser -> 'terms') = 0 THEN
-		-- Nothing positive to look for ("-word" alone, stop words): the
-		-- vector of "-zebra" would find zebra pages.
-		skipped := 'no_terms';
-	ELSIF fill_only AND wk > 0 AND kw_pages >= lim
-	      AND (v IS NOT NULL OR (coalesce(embed, true) AND brain.embedder() = 'local')) THEN
-		enabled := true;
-		skipped := 'keyword_filled';
-	ELSE
-		IF v IS NULL AND coalesce(embed, true) AND brain.embedder() = 'local' THEN
-			v := brain.embed_local(q);
-		END IF;
-		enabled := v IS NOT NULL;
-		IF v IS NULL THEN
-			skipped := 'no_vector';
-		END IF;
-	END IF;
-	run_vec := skipped IS NULL;
-	IF NOT run_vec THEN
-		wv := 0;
-	END IF;
-	m := jsonb_build_object(
-		'detail_resolved', d, 'vector_enabled', enabled, 'vector_ran', run_vec, 'vector_skipped', skipped,
-		'keyword_weight', wk, 'vector_weight', coalesce(vector_weight, brain.search_setting('vector_weight')),
-		'rrf_k', k, 'parser', parser, 'keyword_scan', kw_meta, 'vector_index', ix);
-
-	RETURN QUERY
-	WITH kw AS MATERIALIZED (
-		SELECT x.cid AS chunk_id, x.sc AS score, x.r AS keyword_rank
-		FROM unnest(kw_ids, kw_scores, kw_ranks) AS x (cid, sc, r)
-	), vec AS MATERIALIZED (
-		SELECT * FROM brain.vector_search(CASE WHEN run_vec THEN v END, n, source_ids, d = 'low')
-	), fused AS (
-		SELECT coalesce(kw.chunk_id, vec.chunk_id) AS cid,
-		       kw.keyword_rank AS kr, vec.vector_rank AS vr,
-		       CASE
-		         WHEN wv = 0 THEN kw.score
-		         WHEN wk = 0 THEN 1 - vec.distance
-		         ELSE coalesce(wk / (k + kw.keyword_rank), 0) + coalesce(wv / (k + vec.vector_rank), 0)
-		       END AS s
-		FROM kw FULL JOIN vec ON vec.chunk_id = kw.chunk_id
-	), scored AS (
-		SELECT f.cid, f.kr, f.vr, c.page_id AS pid, c.chunk_index AS cidx, c.chunk_source AS csrc,
-		       c.text AS ctext, c.embedding AS emb, p.slug AS pslug, p.source_id AS psrc,
-		       p.title AS ptitle, p.type AS ptype,
-		       f.s * CASE WHEN d = 'high' THEN 1.0 ELSE coalesce((
-				SELECT sb.factor FROM brain.source_boosts sb
-				WHERE starts_with(p.slug, sb.prefix)
-				ORDER BY length(sb.prefix) DESC LIMIT 1), 1.0) END AS fs
-		FROM fused f
-		JOIN brain.chunks c ON c.id = f.cid
-		JOIN brain.pages p ON p.id = c.page_id
-	), in_page AS (
-		SELECT sc.*, row_number() OVER (PARTITION BY sc.pid ORDER BY sc.fs DESC, sc.cid) AS pr
-		FROM scored sc
-	), distinct_chunks AS (
-		SELECT ip.* FROM in_page ip
-		WHERE ip.pr = 1 OR (pp > 1 AND NOT EXISTS (
-			SELECT 1 FROM in_page o
-			WHERE o.pid = ip.pid AND o.pr < ip.pr
-			  AND (lower(regexp_replace(o.ctext, '\s+', ' ', 'g')) = lower(regexp_replace(ip.ctext, '\s+', ' ', 'g'))
-			       OR (o.emb <=> ip.emb) < 0.05)))
-	), kept AS (
-		SELECT dc.*, row_number() OVER (PARTITION BY dc.pid ORDER BY dc.fs DESC, dc.cid) AS pr2
-		FROM distinct_chunks dc
-	), typed AS (
-		SELECT kp.*, row_number() OVER (PARTITION BY kp.ptype ORDER BY kp.fs DESC, kp.cid) AS tr
-		FROM kept kp WHERE kp.pr2 <= pp
-	), top AS (
-		SELECT t.* FROM typed t
-		ORDER BY (t.tr > type_cap), t.fs DESC, t.cid
-		LIMIT lim
-	)
-	SELECT t.pslug, t.psrc, t.pid, t.cid, t.cidx, t.csrc, t.ptitle, t.ptype, t.fs::float8,
-	       t.kr, t.vr,
-	       CASE WHEN coalesce(snippets, true) THEN
-		       regexp_replace(
-				CASE WHEN hq IS NULL THEN left(t.ctext, 200) ELSE
-				ts_headline('brain.english_unaccent'::regconfig, left(t.ctext, 4000), hq,
-					'MaxWords=28, MinWords=12, MaxFragments=1, StartSel="", StopSel="", HighlightAll=false') END,
-				'\s+', ' ', 'g')
-	       END,
-	       m
-	FROM top t
-	ORDER BY (t.tr > type_cap), t.fs DESC, t.cid;
-	GET DIAGNOSTICS got = ROW_COUNT;
-	IF got = 0 THEN
-		RETURN QUERY SELECT NULL::text, NULL::text, NULL::bigint, NULL::bigint, NULL::int, NULL::text,
-			NULL::text, NULL::text, NULL::float8, NULL::int, NULL::int, NULL::text, m;
-	END IF;
+	SET LOCAL brain.embed = 'off';
+	UPDATE brain.chunks SET embedding = NULL WHERE embedding IS NOT NULL;
+	GET DIAGNOSTICS n = ROW_COUNT;
+	RETURN n;
 END
 $$;
 
@@ -2117,9 +1334,6 @@ BEGIN
 		WHEN 'title_weight' THEN 2.0
 		WHEN 'timeline_weight' THEN 0.5
 		WHEN 'keyword_candidates' THEN 400
-		WHEN 'keyword_candidates_max' THEN 0
-		WHEN 'strict_bonus' THEN 0.1
-		WHEN 'vector_fill_only' THEN CASE WHEN brain.embedder() = 'local' THEN 1 ELSE 0 END
 		WHEN 'type_share' THEN 1.0
 	END;
 	IF d IS NULL THEN
@@ -2176,56 +1390,6 @@ END;
 
 
 --
--- Name: vector_index_state; Type: TABLE; Schema: brain; Owner: -
---
-
-CREATE TABLE brain.vector_index_state (
-    index_name text NOT NULL,
-    state text NOT NULL,
-    reason text NOT NULL,
-    since timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT vector_index_state_index_name_check CHECK ((index_name = 'chunks_embedding_hnsw'::text)),
-    CONSTRAINT vector_index_state_reason_check CHECK ((length(reason) <= 1000)),
-    CONSTRAINT vector_index_state_state_check CHECK ((state = ANY (ARRAY['suspended'::text, 'rebuilding'::text])))
-);
-
-
---
--- Name: vector_index_status(); Type: FUNCTION; Schema: brain; Owner: -
---
-
-CREATE FUNCTION brain.vector_index_status() RETURNS text
-    LANGUAGE sql STABLE
-    BEGIN ATOMIC
- SELECT
-         CASE
-             WHEN COALESCE(i.valid, false) THEN 'ready'::text
-             WHEN (COALESCE(current_setting('brain.vector_scan'::text, true), ''::text) = 'exact'::text) THEN 'exact'::text
-             WHEN ((i.valid IS NOT NULL) AND (s.state IS DISTINCT FROM 'rebuilding'::text)) THEN 'invalid'::text
-             WHEN (s.state IS NOT NULL) THEN s.state
-             ELSE 'missing'::text
-         END AS "case"
-    FROM ( SELECT ( SELECT (x.indisvalid AND x.indisready)
-                    FROM pg_index x
-                   WHERE (x.indexrelid = (to_regclass('brain.chunks_embedding_hnsw'::text))::oid)) AS valid) i,
-     ( SELECT ( SELECT vector_index_state.state
-                    FROM brain.vector_index_state
-                   WHERE (vector_index_state.index_name = 'chunks_embedding_hnsw'::text)) AS state) s;
-END;
-
-
---
--- Name: vector_index_ready(); Type: FUNCTION; Schema: brain; Owner: -
---
-
-CREATE FUNCTION brain.vector_index_ready() RETURNS boolean
-    LANGUAGE sql STABLE
-    BEGIN ATOMIC
- SELECT (brain.vector_index_status() = ANY (ARRAY['ready'::text, 'exact'::text]));
-END;
-
-
---
 -- Name: vector_index_resume(); Type: FUNCTION; Schema: brain; Owner: -
 --
 
@@ -2263,12 +1427,6 @@ BEGIN
 	IF qvec IS NULL THEN
 		RETURN;
 	END IF;
-	IF NOT coalesce((SELECT i.indisvalid AND i.indisready FROM pg_catalog.pg_index i
-			WHERE i.indexrelid = to_regclass('brain.chunks_embedding_hnsw')), false)
-	   AND coalesce(current_setting('brain.vector_scan', true), '') <> 'exact' THEN
-		RAISE NOTICE 'the vector index is suspended or being rebuilt: searching by keyword only (see pgbrain doctor)';
-		RETURN;
-	END IF;
 	lim := least(greatest(coalesce(lim, 10), 1), 1000);
 	PERFORM set_config('hnsw.ef_search', greatest(lim, 40)::text, true);
 	IF only_compiled OR source_ids IS NOT NULL THEN
@@ -2293,15 +1451,25 @@ $$;
 
 
 --
--- Name: words_tsquery(text); Type: FUNCTION; Schema: brain; Owner: -
+-- Name: chunks; Type: TABLE; Schema: brain; Owner: -
 --
 
-CREATE FUNCTION brain.words_tsquery(t text) RETURNS tsquery
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    BEGIN ATOMIC
- SELECT (string_agg(((''''::text || replace(replace(l.l, '\'::text, '\\'::text), ''''::text, ''''''::text)) || ''''::text), ' & '::text))::tsquery AS string_agg
-    FROM unnest(tsvector_to_array(to_tsvector('brain.english_unaccent'::regconfig, brain.cjk_bigrams(words_tsquery.t)))) l(l);
-END;
+CREATE TABLE brain.chunks (
+    id bigint NOT NULL,
+    page_id bigint NOT NULL,
+    chunk_index integer NOT NULL,
+    chunk_source text NOT NULL,
+    text text NOT NULL,
+    tsv tsvector DEFAULT ''::tsvector NOT NULL,
+    embedding public.vector(256),
+    doc_len integer NOT NULL,
+    CONSTRAINT chunks_chunk_index_check CHECK ((chunk_index >= 0)),
+    CONSTRAINT chunks_chunk_source_check CHECK ((chunk_source = ANY (ARRAY['compiled_truth'::text, 'timeline'::text]))),
+    CONSTRAINT chunks_text_nonempty CHECK (((btrim(text, ' 	
+'::text) <> ''::text) AND (octet_length(text) <= 65536)))
+);
+ALTER TABLE ONLY brain.chunks ALTER COLUMN text SET COMPRESSION lz4;
+ALTER TABLE ONLY brain.chunks ALTER COLUMN tsv SET COMPRESSION lz4;
 
 
 --
@@ -2436,6 +1604,67 @@ ALTER SEQUENCE brain.eval_capture_failures_id_seq OWNED BY brain.eval_capture_fa
 
 
 --
+-- Name: eval_contradiction_findings; Type: TABLE; Schema: brain; Owner: -
+--
+
+CREATE TABLE brain.eval_contradiction_findings (
+    run_id bigint NOT NULL,
+    query text NOT NULL,
+    kind text NOT NULL,
+    severity text NOT NULL,
+    source_a text NOT NULL,
+    slug_a text NOT NULL,
+    chunk_id_a bigint NOT NULL,
+    hash_a text NOT NULL,
+    source_b text NOT NULL,
+    slug_b text NOT NULL,
+    chunk_id_b bigint NOT NULL,
+    hash_b text NOT NULL,
+    explanation text DEFAULT ''::text NOT NULL,
+    evidence_a text DEFAULT ''::text NOT NULL,
+    evidence_b text DEFAULT ''::text NOT NULL,
+    CONSTRAINT eval_contradiction_findings_check CHECK ((hash_a <= hash_b)),
+    CONSTRAINT eval_contradiction_findings_hash_a_check CHECK ((hash_a ~ '^[0-9a-f]{64}$'::text)),
+    CONSTRAINT eval_contradiction_findings_hash_b_check CHECK ((hash_b ~ '^[0-9a-f]{64}$'::text)),
+    CONSTRAINT eval_contradiction_findings_kind_check CHECK ((kind = ANY (ARRAY['truth_vs_timeline'::text, 'cross_page'::text]))),
+    CONSTRAINT eval_contradiction_findings_query_check CHECK ((length(query) <= 51200)),
+    CONSTRAINT eval_contradiction_findings_severity_check CHECK ((severity = ANY (ARRAY['low'::text, 'medium'::text, 'high'::text])))
+);
+
+
+--
+-- Name: eval_contradiction_runs; Type: TABLE; Schema: brain; Owner: -
+--
+
+CREATE TABLE brain.eval_contradiction_runs (
+    id bigint NOT NULL,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    prompt_version text NOT NULL,
+    model text NOT NULL,
+    top_k integer NOT NULL,
+    queries integer NOT NULL,
+    queries_flagged integer NOT NULL,
+    pairs integer NOT NULL,
+    pairs_flagged integer NOT NULL,
+    cache_hits integer NOT NULL,
+    model_calls integer NOT NULL,
+    prompt_tokens bigint DEFAULT 0 NOT NULL,
+    completion_tokens bigint DEFAULT 0 NOT NULL,
+    est_cost_usd numeric(12,6) DEFAULT 0 NOT NULL,
+    CONSTRAINT eval_contradiction_runs_cache_hits_check CHECK ((cache_hits >= 0)),
+    CONSTRAINT eval_contradiction_runs_check CHECK (((queries_flagged >= 0) AND (queries_flagged <= queries))),
+    CONSTRAINT eval_contradiction_runs_check1 CHECK (((pairs_flagged >= 0) AND (pairs_flagged <= pairs))),
+    CONSTRAINT eval_contradiction_runs_completion_tokens_check CHECK ((completion_tokens >= 0)),
+    CONSTRAINT eval_contradiction_runs_est_cost_usd_check CHECK ((est_cost_usd >= (0)::numeric)),
+    CONSTRAINT eval_contradiction_runs_model_calls_check CHECK ((model_calls >= 0)),
+    CONSTRAINT eval_contradiction_runs_pairs_check CHECK ((pairs >= 0)),
+    CONSTRAINT eval_contradiction_runs_prompt_tokens_check CHECK ((prompt_tokens >= 0)),
+    CONSTRAINT eval_contradiction_runs_queries_check CHECK ((queries >= 0)),
+    CONSTRAINT eval_contradiction_runs_top_k_check CHECK ((top_k > 0))
+);
+
+
+--
 -- Name: eval_contradiction_runs_id_seq; Type: SEQUENCE; Schema: brain; Owner: -
 --
 
@@ -2452,6 +1681,49 @@ CREATE SEQUENCE brain.eval_contradiction_runs_id_seq
 --
 
 ALTER SEQUENCE brain.eval_contradiction_runs_id_seq OWNED BY brain.eval_contradiction_runs.id;
+
+
+--
+-- Name: eval_contradictions_cache; Type: TABLE; Schema: brain; Owner: -
+--
+
+CREATE TABLE brain.eval_contradictions_cache (
+    prompt_version text NOT NULL,
+    hash_a text NOT NULL,
+    hash_b text NOT NULL,
+    contradiction boolean NOT NULL,
+    severity text,
+    explanation text DEFAULT ''::text NOT NULL,
+    evidence_a text DEFAULT ''::text NOT NULL,
+    evidence_b text DEFAULT ''::text NOT NULL,
+    model text NOT NULL,
+    judged_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT eval_contradictions_cache_check CHECK ((hash_a <= hash_b)),
+    CONSTRAINT eval_contradictions_cache_check1 CHECK (((severity IS NOT NULL) = contradiction)),
+    CONSTRAINT eval_contradictions_cache_evidence_a_check CHECK ((length(evidence_a) <= 4000)),
+    CONSTRAINT eval_contradictions_cache_evidence_b_check CHECK ((length(evidence_b) <= 4000)),
+    CONSTRAINT eval_contradictions_cache_explanation_check CHECK ((length(explanation) <= 4000)),
+    CONSTRAINT eval_contradictions_cache_hash_a_check CHECK ((hash_a ~ '^[0-9a-f]{64}$'::text)),
+    CONSTRAINT eval_contradictions_cache_hash_b_check CHECK ((hash_b ~ '^[0-9a-f]{64}$'::text)),
+    CONSTRAINT eval_contradictions_cache_prompt_version_check CHECK (((length(prompt_version) >= 1) AND (length(prompt_version) <= 100))),
+    CONSTRAINT eval_contradictions_cache_severity_check CHECK ((severity = ANY (ARRAY['low'::text, 'medium'::text, 'high'::text])))
+);
+
+
+--
+-- Name: eval_contradictions_dismissed; Type: TABLE; Schema: brain; Owner: -
+--
+
+CREATE TABLE brain.eval_contradictions_dismissed (
+    hash_a text NOT NULL,
+    hash_b text NOT NULL,
+    dismissed_at timestamp with time zone DEFAULT now() NOT NULL,
+    note text DEFAULT ''::text NOT NULL,
+    CONSTRAINT eval_contradictions_dismissed_check CHECK ((hash_a <= hash_b)),
+    CONSTRAINT eval_contradictions_dismissed_hash_a_check CHECK ((hash_a ~ '^[0-9a-f]{64}$'::text)),
+    CONSTRAINT eval_contradictions_dismissed_hash_b_check CHECK ((hash_b ~ '^[0-9a-f]{64}$'::text)),
+    CONSTRAINT eval_contradictions_dismissed_note_check CHECK ((length(note) <= 1000))
+);
 
 
 --
@@ -2551,6 +1823,35 @@ ALTER TABLE brain.mcp_tokens ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
 
 
 --
+-- Name: pages; Type: TABLE; Schema: brain; Owner: -
+--
+
+CREATE TABLE brain.pages (
+    id bigint NOT NULL,
+    source_id text DEFAULT 'default'::text NOT NULL,
+    slug text NOT NULL,
+    title text NOT NULL,
+    type text DEFAULT 'page'::text NOT NULL,
+    body text NOT NULL,
+    timeline text DEFAULT ''::text NOT NULL,
+    frontmatter jsonb DEFAULT '{}'::jsonb NOT NULL,
+    content_hash text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT pages_body_check CHECK ((octet_length(body) <= 10485760)),
+    CONSTRAINT pages_content_hash_check CHECK ((content_hash ~ '^[0-9a-f]{64}$'::text)),
+    CONSTRAINT pages_frontmatter_check CHECK ((jsonb_typeof(frontmatter) = 'object'::text)),
+    CONSTRAINT pages_slug_shape CHECK (((octet_length(slug) <= 512) AND (slug ~ '^[a-z0-9\u00A1-\u00AC\u00AE-\u167F\u1681-\u1FFF\u2010-\u2027\u2030-\u205E\u2070-\u2FFF\u3001-\uFEFE\uFF00-\uFFEF\U00010000-\U0010FFFF][a-z0-9._+\u00A1-\u00AC\u00AE-\u167F\u1681-\u1FFF\u2010-\u2027\u2030-\u205E\u2070-\u2FFF\u3001-\uFEFE\uFF00-\uFFEF\U00010000-\U0010FFFF-]*(/[a-z0-9\u00A1-\u00AC\u00AE-\u167F\u1681-\u1FFF\u2010-\u2027\u2030-\u205E\u2070-\u2FFF\u3001-\uFEFE\uFF00-\uFFEF\U00010000-\U0010FFFF][a-z0-9._+\u00A1-\u00AC\u00AE-\u167F\u1681-\u1FFF\u2010-\u2027\u2030-\u205E\u2070-\u2FFF\u3001-\uFEFE\uFF00-\uFFEF\U00010000-\U0010FFFF-]*)*$'::text))),
+    CONSTRAINT pages_timeline_check CHECK ((octet_length(timeline) <= 10485760)),
+    CONSTRAINT pages_title_check CHECK (((length(title) >= 1) AND (length(title) <= 1000))),
+    CONSTRAINT pages_type_check CHECK ((type ~ '^[a-z0-9][a-z0-9_-]{0,63}$'::text))
+);
+ALTER TABLE ONLY brain.pages ALTER COLUMN body SET COMPRESSION lz4;
+ALTER TABLE ONLY brain.pages ALTER COLUMN timeline SET COMPRESSION lz4;
+ALTER TABLE ONLY brain.pages ALTER COLUMN frontmatter SET COMPRESSION lz4;
+
+
+--
 -- Name: pages_id_seq; Type: SEQUENCE; Schema: brain; Owner: -
 --
 
@@ -2603,6 +1904,21 @@ CREATE TABLE brain.sources (
 CREATE TABLE brain.term_stats (
     lexeme text NOT NULL COLLATE pg_catalog."C",
     doc_freq bigint NOT NULL
+);
+
+
+--
+-- Name: vector_index_state; Type: TABLE; Schema: brain; Owner: -
+--
+
+CREATE TABLE brain.vector_index_state (
+    index_name text NOT NULL,
+    state text NOT NULL,
+    reason text NOT NULL,
+    since timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT vector_index_state_index_name_check CHECK ((index_name = 'chunks_embedding_hnsw'::text)),
+    CONSTRAINT vector_index_state_reason_check CHECK ((length(reason) <= 1000)),
+    CONSTRAINT vector_index_state_state_check CHECK ((state = ANY (ARRAY['suspended'::text, 'rebuilding'::text])))
 );
 
 
@@ -2668,8 +1984,8 @@ ALTER TABLE ONLY brain.pages ALTER COLUMN id SET DEFAULT nextval('brain.pages_id
 -- Data for Name: audit_log; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.audit_log VALUES (1, '2026-11-24 22:55:47.814396+00', 's-1', '', 'query', 'success', NULL, '{}', 'search', 'a036edbe74eadd8b170718c92f505b9fdf1d1f6b45f9a5daa26395cc39359e30', 1, '\x0000000000000000000000000000000000000000000000000000000000000000', '\xc6f34e53558cf81d8f77475bb00ac151c3df92733277a75cb9cf97c744b8cc84');
-INSERT INTO brain.audit_log VALUES (2, '2026-11-24 22:55:47.816155+00', 's-1', '', 'get_page', 'refused', 'pii_blocked', '{credential}', 'read', '4966388653f18705c65234b96bb1ecc7bca43d2f476e57484b966f6d614da567', 1, '\xc6f34e53558cf81d8f77475bb00ac151c3df92733277a75cb9cf97c744b8cc84', '\x4eba0c322d94226c28b682cb6f91a5b908b6bad03ca8c350f2e2761ffbbcc6c7');
+INSERT INTO brain.audit_log VALUES (1, '2026-11-25 00:05:43.647395+00', 's-1', '', 'query', 'success', NULL, '{}', 'search', 'a036edbe74eadd8b170718c92f505b9fdf1d1f6b45f9a5daa26395cc39359e30', 1, '\x0000000000000000000000000000000000000000000000000000000000000000', '\xb3633ccdebed40a644661d984b3b3f1306d6902cdaa196f7f4bdb122986d2b96');
+INSERT INTO brain.audit_log VALUES (2, '2026-11-25 00:05:43.649088+00', 's-1', '', 'get_page', 'refused', 'pii_blocked', '{credential}', 'read', '4966388653f18705c65234b96bb1ecc7bca43d2f476e57484b966f6d614da567', 1, '\xb3633ccdebed40a644661d984b3b3f1306d6902cdaa196f7f4bdb122986d2b96', '\x848f18a1571ac96bd3c8b982ee72c2c178edb74a2fa293aba3ecf6581fcb558c');
 
 
 --
@@ -2686,11 +2002,10 @@ INSERT INTO brain.chunks VALUES (4, 2, 1, 'timeline', '2024-03-01: new wicks', '
 -- Data for Name: config; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.config VALUES ('embedding_dim', '256', '2026-11-24 22:55:47.713225+00');
-INSERT INTO brain.config VALUES ('embedder', 'local', '2026-11-24 22:55:47.713225+00');
-INSERT INTO brain.config VALUES ('embed_model', 'hash-tsv-v1', '2026-11-24 22:55:47.713225+00');
-INSERT INTO brain.config VALUES ('schema_version', '13', '2026-11-24 22:55:47.713225+00');
-INSERT INTO brain.config VALUES ('functions_checksum', '625ba3debddcf025ff468c0bfc1d1ba80c6e6d9cbf37a2f4df51407be2db53e1:93a626794e1e0e7575574efbe84b3e8cffc868fb21b29346c8816e209d8ab370', '2026-11-24 22:55:47.786792+00');
+INSERT INTO brain.config VALUES ('embedding_dim', '256', '2026-11-25 00:05:43.483366+00');
+INSERT INTO brain.config VALUES ('embedder', 'local', '2026-11-25 00:05:43.483366+00');
+INSERT INTO brain.config VALUES ('embed_model', 'hash-tsv-v1', '2026-11-25 00:05:43.483366+00');
+INSERT INTO brain.config VALUES ('schema_version', '13', '2026-11-25 00:05:43.483366+00');
 
 
 --
@@ -2710,14 +2025,14 @@ INSERT INTO brain.corpus_stats VALUES (true, 4, 26);
 -- Data for Name: eval_candidates; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.eval_candidates VALUES (1, 'query', 'who keeps the lanterns', '{people/alice-smith}', '{}', '{}', NULL, NULL, NULL, true, false, 4.200, false, NULL, NULL, '2026-11-24 22:55:47.813337+00');
+INSERT INTO brain.eval_candidates VALUES (1, 'query', 'who keeps the lanterns', '{people/alice-smith}', '{}', '{}', NULL, NULL, NULL, true, false, 4.200, false, NULL, NULL, '2026-11-25 00:05:43.646719+00');
 
 
 --
 -- Data for Name: eval_capture_failures; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-24 22:55:47.803559+00', '2026-11-24 22:55:47.803559+00', 'search', 'db_down', NULL, 'connection refused', NULL);
+INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-25 00:05:43.639583+00', '2026-11-25 00:05:43.639583+00', 'search', 'db_down', NULL, 'connection refused', NULL);
 
 
 --
@@ -2760,17 +2075,17 @@ INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-24 22:55:47.803559+0
 -- Data for Name: page_pii; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.page_pii VALUES (1, '{contact}', DEFAULT, 'heuristic', '2026-11-24 22:55:47.803559+00');
-INSERT INTO brain.page_pii VALUES (3, '{contact}', DEFAULT, 'heuristic', '2026-11-24 22:55:47.803559+00');
+INSERT INTO brain.page_pii VALUES (1, '{contact}', DEFAULT, 'heuristic', '2026-11-25 00:05:43.639583+00');
+INSERT INTO brain.page_pii VALUES (3, '{contact}', DEFAULT, 'heuristic', '2026-11-25 00:05:43.639583+00');
 
 
 --
 -- Data for Name: pages; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.pages VALUES (1, 'default', 'people/alice-smith', 'Alice Smith', 'page', 'Alice keeps the harbour lanterns lit.', '', '{}', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '2026-11-24 22:55:47.803559+00', '2026-11-24 22:55:47.803559+00');
-INSERT INTO brain.pages VALUES (2, 'default', 'projects/lantern', 'Lantern project', 'page', 'Brass lanterns, rebuilt every spring.', '2024-03-01: new wicks', '{}', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '2026-11-24 22:55:47.803559+00', '2026-11-24 22:55:47.803559+00');
-INSERT INTO brain.pages VALUES (3, 'notes', 'people/alice-smith', 'Alice (notes)', 'page', 'Call Alice about the wicks.', '', '{}', 'cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc', '2026-11-24 22:55:47.803559+00', '2026-11-24 22:55:47.803559+00');
+INSERT INTO brain.pages VALUES (1, 'default', 'people/alice-smith', 'Alice Smith', 'page', 'Alice keeps the harbour lanterns lit.', '', '{}', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '2026-11-25 00:05:43.639583+00', '2026-11-25 00:05:43.639583+00');
+INSERT INTO brain.pages VALUES (2, 'default', 'projects/lantern', 'Lantern project', 'page', 'Brass lanterns, rebuilt every spring.', '2024-03-01: new wicks', '{}', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '2026-11-25 00:05:43.639583+00', '2026-11-25 00:05:43.639583+00');
+INSERT INTO brain.pages VALUES (3, 'notes', 'people/alice-smith', 'Alice (notes)', 'page', 'Call Alice about the wicks.', '', '{}', 'cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc', '2026-11-25 00:05:43.639583+00', '2026-11-25 00:05:43.639583+00');
 
 
 --
@@ -2784,8 +2099,8 @@ INSERT INTO brain.source_boosts VALUES ('people/', 1.5);
 -- Data for Name: sources; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.sources VALUES ('default', 'Default source', '2026-11-24 22:55:47.713225+00', '{}');
-INSERT INTO brain.sources VALUES ('notes', 'Notes', '2026-11-24 22:55:47.803559+00', '{}');
+INSERT INTO brain.sources VALUES ('default', 'Default source', '2026-11-25 00:05:43.483366+00', '{}');
+INSERT INTO brain.sources VALUES ('notes', 'Notes', '2026-11-25 00:05:43.639583+00', '{}');
 
 
 --
