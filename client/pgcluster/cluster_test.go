@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -173,5 +174,45 @@ func TestMissingBinariesSayWhatToDo(t *testing.T) {
 	_, err := pgcluster.New(pgcluster.Options{Home: t.TempDir(), BinDir: "/nonexistent/bin"})
 	if !errors.Is(err, pgcluster.ErrNoBinaries) || !strings.Contains(err.Error(), "make setup") {
 		t.Fatalf("err = %v, want ErrNoBinaries mentioning 'make setup'", err)
+	}
+}
+
+// A descriptor the caller inherited without close-on-exec (a shell's
+// `exec 9>file`, the write end of a pipe feeding `pgbrain serve`) must not
+// be held by the server the cluster starts, or the pipe never reaches end
+// of input while PostgreSQL runs.
+func TestServerHoldsNoInheritedDescriptor(t *testing.T) {
+	ctx := context.Background()
+	c := newCluster(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	// os.Pipe sets close-on-exec; clear it, as a shell's descriptors are.
+	if _, _, errno := syscall.Syscall(syscall.SYS_FCNTL, w.Fd(), syscall.F_SETFD, 0); errno != 0 {
+		t.Fatal(errno)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(w.Fd()), &st); err != nil {
+		t.Fatal(err)
+	}
+	pipe := "pipe:[" + strconv.FormatUint(st.Ino, 10) + "]"
+	if _, err := c.Ensure(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pid := c.Status(ctx).PID
+	if pid == 0 {
+		t.Fatal("no server pid after start")
+	}
+	fds, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "fd"))
+	if err != nil {
+		t.Fatalf("reading the server's descriptors: %v", err)
+	}
+	for _, fd := range fds {
+		if target, _ := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "fd", fd.Name())); target == pipe {
+			t.Errorf("the server (pid %d) holds the caller's pipe as descriptor %s", pid, fd.Name())
+		}
 	}
 }

@@ -161,6 +161,7 @@ func (c *Cluster) startLocked(ctx context.Context) error {
 	if err := c.prepareLog(); err != nil {
 		return err
 	}
+	closeInheritedOnExec()
 	err := c.run(ctx, "starting PostgreSQL", "pg_ctl", "start", "-w", "-t", "120", "-D", c.DataDir(), "-l", c.LogFile(), "-s")
 	if err != nil {
 		return fmt.Errorf("%w\nserver log: %s", err, c.tailLog())
