@@ -48,6 +48,10 @@ type Report struct {
 	CaptureFailures24h map[string]int64     `json:"capture_failures_24h"`
 	SpooledFailures    int                  `json:"spooled_failures"`
 	SpoolPath          string               `json:"spool_path"`
+	// AuditSpooled audit rows wait in AuditSpoolPath for the database
+	// (written during an outage; chained by 'pgbrain audit flush').
+	AuditSpooled   int    `json:"audit_spooled"`
+	AuditSpoolPath string `json:"audit_spool_path,omitempty"`
 	// PIICategories is nil when brain.page_pii does not exist.
 	PIICategories map[string]int64 `json:"pii_categories"`
 	// Contradictions is the latest suspected-contradictions run, nil when
@@ -72,7 +76,7 @@ type Report struct {
 
 // Run checks the brain b; cfg is the resolved capture switch (cfgErr the
 // problem reading it, if any) and spool the home's failure spool.
-func Run(ctx context.Context, b *brain.Brain, cfg evalconfig.Settings, cfgErr error, spool *capture.Spool) (*Report, error) {
+func Run(ctx context.Context, b *brain.Brain, cfg evalconfig.Settings, cfgErr error, spool *capture.Spool, auditSpool Pending) (*Report, error) {
 	r := &Report{SchemaVersion: 1, Embedder: b.Settings.Embedder, EmbedModel: b.Settings.EmbedModel,
 		Dim: b.Settings.Dim, Capture: cfg, CaptureFailures24h: map[string]int64{}, SpoolPath: spool.Path(),
 		Warnings: []string{}}
@@ -112,6 +116,15 @@ func Run(ctx context.Context, b *brain.Brain, cfg evalconfig.Settings, cfgErr er
 	if r.SpooledFailures > 0 {
 		r.warn("%d capture failures wait in %s: they are written to brain.eval_capture_failures by the next successful capture", r.SpooledFailures, r.SpoolPath)
 	}
+	if auditSpool != nil {
+		r.AuditSpoolPath = auditSpool.Path()
+		if r.AuditSpooled, err = auditSpool.Pending(); err != nil {
+			r.warn("%v", err)
+		}
+		if r.AuditSpooled > 0 {
+			r.warn("%d audit rows written while the database was unreachable wait in %s: 'pgbrain audit flush' (or the next serve) chains them", r.AuditSpooled, r.AuditSpoolPath)
+		}
+	}
 	if err := piiCounts(ctx, b.Pool, r); err != nil {
 		return nil, err
 	}
@@ -150,6 +163,12 @@ func probes(ctx context.Context, db *pgxpool.Pool, cfg evalconfig.Settings, r *R
 		r.warn("nightly quality probe: %s", h.Message)
 	}
 	return nil
+}
+
+// Pending is a spool of rows waiting for the database.
+type Pending interface {
+	Path() string
+	Pending() (int, error)
 }
 
 func (r *Report) warn(format string, args ...any) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,10 +78,18 @@ func TestAuditVerifyReportsSpooledRows(t *testing.T) {
 	if _, errOut, code := pgbrain(t, url, "", "audit", "verify"); code != 0 || !strings.Contains(errOut, "2 calls wait in the audit spool") {
 		t.Fatalf("verify with a spool: exit %d, %s", code, errOut)
 	}
+	var d struct {
+		AuditSpooled int      `json:"audit_spooled"`
+		Warnings     []string `json:"warnings"`
+	}
+	out, errOut, code := pgbrain(t, url, "", "doctor", "--json")
+	if err := json.Unmarshal([]byte(out), &d); err != nil || d.AuditSpooled != 2 || !strings.Contains(strings.Join(d.Warnings, "\n"), "pgbrain audit flush") {
+		t.Fatalf("doctor with a spool: exit %d, audit_spooled %d, warnings %q, %v\n%s", code, d.AuditSpooled, d.Warnings, err, errOut)
+	}
 	if out, errOut, code := pgbrain(t, url, "", "audit", "flush"); code != 0 || !strings.Contains(out, "chained 2") {
 		t.Fatalf("flush: exit %d\n%s\n%s", code, out, errOut)
 	}
-	out, _, code := pgbrain(t, url, "", "audit", "list", "--json")
+	out, _, code = pgbrain(t, url, "", "audit", "list", "--json")
 	if code != 0 || strings.Count(out, "\n") != 2 || strings.Index(out, `"query"`) > strings.Index(out, `"get_page"`) {
 		t.Fatalf("list after flush: exit %d\n%s", code, out)
 	}

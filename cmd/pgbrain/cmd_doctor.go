@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pgbrain/pgbrain/client/audit"
 	"github.com/pgbrain/pgbrain/client/capture"
 	"github.com/pgbrain/pgbrain/client/doctor"
 	"github.com/pgbrain/pgbrain/client/embed/refresh"
@@ -48,7 +49,7 @@ func doctorCommand() *cli.Command {
 					return fmt.Errorf("doctor --fix: %w", err)
 				}
 			}
-			r, err := doctor.Run(c.Context, b, cfg, cfgErr, capture.NewSpool(home))
+			r, err := doctor.Run(c.Context, b, cfg, cfgErr, capture.NewSpool(home), audit.NewSpool(home))
 			if err != nil {
 				return err
 			}
