@@ -9,6 +9,7 @@ import (
 // interspersed moves a command's flags in front of its positional arguments,
 // so `pgbrain get SLUG --json` works like `pgbrain get --json SLUG`
 // (urfave/cli stops reading flags at the first positional argument).
+// A global flag (--database-url, --home) may come after the command too.
 // Everything after `--` stays positional. For commands whose argument is
 // free text (search, query), a word such as `-draft` that is no flag of the
 // command is query text (the query grammar's negation), not a usage error.
@@ -21,9 +22,27 @@ func interspersed(app *cli.App, args []string) []string {
 	flags := app.Flags
 	cmds := app.Commands
 	var last *cli.Command
+	var globalArgs, flagArgs, positional []string
+	// moveGlobal takes a global flag written after the command (`pgbrain
+	// query X --database-url U`) to go back in front of it.
+	moveGlobal := func(a string) bool {
+		if last == nil || !isFlag(a) || !knownFlag(app.Flags, a) || knownFlag(flags, a) {
+			return false
+		}
+		globalArgs = append(globalArgs, a)
+		if needsValue(app.Flags, a) && i+1 < len(args) {
+			globalArgs = append(globalArgs, args[i+1])
+			i++
+		}
+		return true
+	}
 	// Global flags, then the command path.
 	for i < len(args) {
 		a := args[i]
+		if moveGlobal(a) {
+			i++
+			continue
+		}
 		if isFlag(a) && !queryWord(last, flags, a) {
 			out = append(out, a)
 			if needsValue(flags, a) && i+1 < len(args) {
@@ -41,7 +60,6 @@ func interspersed(app *cli.App, args []string) []string {
 		flags, cmds, last = cmd.Flags, cmd.Subcommands, cmd
 		i++
 	}
-	var flagArgs, positional []string
 	for ; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -50,6 +68,7 @@ func interspersed(app *cli.App, args []string) []string {
 			i = len(args)
 		case queryWord(last, flags, a):
 			positional = append(positional, a)
+		case moveGlobal(a):
 		case isFlag(a):
 			flagArgs = append(flagArgs, a)
 			if needsValue(flags, a) && i+1 < len(args) {
@@ -59,6 +78,9 @@ func interspersed(app *cli.App, args []string) []string {
 		default:
 			positional = append(positional, a)
 		}
+	}
+	if len(globalArgs) > 0 {
+		out = append(append([]string{out[0]}, globalArgs...), out[1:]...)
 	}
 	out = append(out, flagArgs...)
 	if len(positional) > 0 {

@@ -180,6 +180,10 @@ func TestFlagsAfterArguments(t *testing.T) {
 		{"pgbrain search -draft notes --limit 3", "pgbrain search --limit 3 -- -draft notes"},
 		{"pgbrain query --limit 3 alpha -beta", "pgbrain query --limit 3 -- alpha -beta"},
 		{"pgbrain get -draft", "pgbrain get -draft"},
+		// Global flags after the command go back in front of it.
+		{"pgbrain query shell --database-url postgres://x/db", "pgbrain --database-url postgres://x/db query -- shell"},
+		{"pgbrain serve --home /h --no-events", "pgbrain --home /h serve --no-events"},
+		{"pgbrain eval export --limit 2 --database-url=postgres://x/db", "pgbrain --database-url=postgres://x/db eval export --limit 2"},
 	} {
 		got := strings.Join(interspersed(app, strings.Fields(tc.in)), " ")
 		if got != tc.want {
