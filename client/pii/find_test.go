@@ -116,6 +116,9 @@ func TestFindKinds(t *testing.T) {
 		{KindSecret, `DB_PASSWORD: 's3cr3t!'; "api_key": "abcd1234efgh5678"`, []string{"s3cr3t!", "abcd1234efgh5678"}},
 		{KindSecret, "password: ********; password: ${DB_PASS}; api_key: short; password reset link", nil},
 		{KindSecret, "if (pwd == NULL) return; secret: (required); password: [optional]", nil},
+		// nsswitch.conf lines name lookup sources, not passwords.
+		{KindSecret, "passwd:         files systemd\ngroup: compat\npasswd: hesiod", nil},
+		{KindSecret, "passwd: s3cr3t-Value", []string{"s3cr3t-Value"}},
 		{KindSecret, "password: %s, password=%(pw)s, password: %DB_PASS%, password={{ .Pass }}, password=<your-password>, password=$PW, password=${PW}", nil},
 		{KindSecret, "password=%eCvQTMy and password: <your password> and pwd={x", []string{"%eCvQTMy", "{x"}},
 		{KindSecret, "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", []string{"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}},

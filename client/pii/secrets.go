@@ -239,8 +239,20 @@ func secretValue(name, v string) bool {
 		return false
 	}
 	switch name {
-	case "password", "passwd", "passphrase", "pwd":
+	case "passwd":
+		// nsswitch.conf and the docs that quote it: "passwd: files systemd"
+		// names where accounts are looked up, not a password.
+		return !nssServices[asciiLower(v)]
+	case "password", "passphrase", "pwd":
 		return true
 	}
 	return len(v) >= 8
+}
+
+// nssServices are the name-service sources an nsswitch.conf line lists.
+var nssServices = map[string]bool{
+	"files": true, "compat": true, "db": true, "nis": true, "nisplus": true, "ldap": true,
+	"sss": true, "systemd": true, "winbind": true, "hesiod": true, "dns": true,
+	"mymachines": true, "resolve": true, "myhostname": true, "altfiles": true,
+	"cache": true, "extrausers": true, "usrfiles": true,
 }
