@@ -100,6 +100,17 @@ func TestRolesLeastPrivilege(t *testing.T) {
 		{"revoke a bearer token", `UPDATE brain.mcp_tokens SET revoked_at = now()`, []string{owner}},
 		{"change the schema", `ALTER TABLE brain.pages ADD COLUMN x int`, nil},
 		{"change search settings", `UPDATE brain.config SET value = 'openai' WHERE key = 'embedder'`, []string{owner}},
+		// query --expand (reader) and the MCP query tool's expand (agent)
+		// read and fill the expansion cache (014).
+		{"search expanded", `SELECT * FROM brain.search_expanded('alpha', ARRAY['alpha text'], embed => false)`, []string{owner, writer, reader, agent}},
+		{"read and fill the expansion cache", `INSERT INTO brain.query_expansions (model, prompt_version, query_sha256, variants)
+			SELECT 'm', 1, sha256('q'), ARRAY['v'] FROM brain.query_expansions
+			UNION ALL SELECT 'm', 1, sha256('q'), ARRAY['v']
+			ON CONFLICT (model, prompt_version, query_sha256) DO UPDATE SET variants = EXCLUDED.variants`, []string{owner, reader, agent}},
+		// The model-judged probes (013) run as the owner only.
+		{"read contradiction verdicts", `SELECT * FROM brain.eval_contradictions_cache`, []string{owner}},
+		{"dismiss a contradiction", `SELECT brain.contradiction_dismiss(repeat('a', 64), repeat('b', 64))`, []string{owner}},
+		{"record a nightly run", `INSERT INTO brain.eval_nightly_runs (started_at, finished_at, outcome, fixture_sha256) VALUES (now(), now(), 'pass', repeat('a', 64))`, []string{owner}},
 	}
 	for _, tt := range tests {
 		for _, role := range all {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/pgbrain/pgbrain/client/budget"
 	"github.com/pgbrain/pgbrain/client/openai"
+	"github.com/pgbrain/pgbrain/client/scrub"
 )
 
 // PromptVersion names the judging prompt. The cache is keyed by it: change
@@ -372,9 +373,14 @@ When there is no contradiction, severity is null and the evidence strings are em
 // words, so this only cuts pathological chunks.
 const maxPassage = 8000
 
+// prompt is what the model sees of a pair. The probe runs as the owner and
+// so reads every page, blocked ones too, and the model is usually another
+// party's: credentials and personal data go through the scrubber first, as
+// they do on every other way out (docs/security.md, "Scrubber"). The pair
+// stays named by its raw texts' hashes.
 func prompt(p *Pair) []openai.Message {
-	pa, _ := json.Marshal(clip(p.textA, maxPassage))
-	pb, _ := json.Marshal(clip(p.textB, maxPassage))
+	pa, _ := json.Marshal(scrub.Scrub(clip(p.textA, maxPassage)))
+	pb, _ := json.Marshal(scrub.Scrub(clip(p.textB, maxPassage)))
 	user := fmt.Sprintf("Passage A (page %s):\n%s\n\nPassage B (page %s):\n%s\n\nThe passages are JSON strings. Do they contradict each other?",
 		p.SlugA, pa, p.SlugB, pb)
 	return []openai.Message{{Role: "system", Content: systemPrompt}, {Role: "user", Content: user}}

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -324,5 +327,54 @@ func TestTopCaptured(t *testing.T) {
 	}
 	if qs, _ = TopCaptured(ctx, b.Pool, 10); len(qs) != 3 {
 		t.Fatalf("blank queries must be left out: %q", qs)
+	}
+}
+
+// TestProbeScrubsPassagesSentToTheModel: the probe reads every page as the
+// owner, so a credential or an email address in a page reaches the prompt
+// only as [REDACTED]; the rest of the passage is the page's text.
+func TestProbeScrubsPassagesSentToTheModel(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	const key, mail = "AKIAIOSFODNN7EXAMPLE", "dana.ops@example.org"
+	pages := map[string]string{
+		"ops/deploy.md":  "---\ntitle: Deploy keys\ntype: note\n---\nThe deploy bucket key is " + key + " and the on-call contact is " + mail + "; the bucket holds 40 TB.\n",
+		"ops/storage.md": "---\ntitle: Storage plan\ntype: note\n---\nThe deploy bucket holds 12 TB according to the storage plan.\n",
+	}
+	for name, text := range pages {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := testdb.Open(t)
+	if _, err := ingest.ImportDir(ctx, b, dir, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var seen []string
+	srv := openaitest.New(t, func(r openaitest.Request) openaitest.Reply {
+		mu.Lock()
+		seen = append(seen, r.User())
+		mu.Unlock()
+		return openaitest.Reply{Content: `{"contradiction": false, "severity": null, "explanation": "", "evidence_a": "", "evidence_b": ""}`}
+	})
+	if _, err := Run(ctx, b.Pool, FromSearch(replay.DB{Q: b.Pool}), []string{"deploy bucket"},
+		Options{Model: model(t, srv.URL, "gpt-4o-mini", budget.NewMeter(nil))}); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) == 0 {
+		t.Fatal("the model was asked nothing; the two pages should make a pair")
+	}
+	for _, u := range seen {
+		if strings.Contains(u, key) || strings.Contains(u, mail) {
+			t.Errorf("prompt holds a secret:\n%s", u)
+		}
+		if !strings.Contains(u, "[REDACTED]") || !strings.Contains(u, "the bucket holds 40 TB") {
+			t.Errorf("prompt lost the passage around the redaction:\n%s", u)
+		}
 	}
 }

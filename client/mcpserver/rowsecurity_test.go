@@ -2,6 +2,9 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -10,8 +13,12 @@ import (
 
 	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/classify"
+	"github.com/pgbrain/pgbrain/client/expand"
 	"github.com/pgbrain/pgbrain/client/ingest"
+	"github.com/pgbrain/pgbrain/client/mcpserver"
+	"github.com/pgbrain/pgbrain/client/openai"
 	"github.com/pgbrain/pgbrain/client/pii"
+	"github.com/pgbrain/pgbrain/client/search"
 	"github.com/pgbrain/pgbrain/testdb"
 )
 
@@ -86,6 +93,44 @@ func TestAgentNeverSeesPsqlPagesWithSecrets(t *testing.T) {
 	}
 	check("classified", "holds credential, payment_card data", []string{"credential", "payment_card"})
 	h.stop(t)
+
+	// An expanded query: brain.search_expanded and the expansion cache as
+	// pgbrain_agent. A rephrasing aimed at the hidden page's own words
+	// finds it no more than the question does.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{
+			"message": map[string]any{"role": "assistant", "content": `["widget vendor payroll card", "AWS secret access key"]`}}}})
+	}))
+	defer srv.Close()
+	chat, err := openai.NewChat(openai.ChatConfig{BaseURL: srv.URL, Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The owner, past row security, does find the page by those words.
+	own, err := search.Expanded(ctx, owner.Pool, "widget vendor", nil, []string{"widget vendor payroll card", "AWS secret access key"}, nil, search.Options{Limit: 10}, search.Tuning{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range own.Results {
+		found = found || r.Slug == secretSlug
+	}
+	if !found {
+		t.Fatalf("the rephrasings do not reach the hidden page even as its owner; the check below would prove nothing")
+	}
+	hx := start(t, agent, func(c *mcpserver.Config) { c.Expander = &expand.Expander{DB: agent.Pool, Model: chat} })
+	for i := 0; i < 2; i++ { // the second answer comes from the cache the agent filled
+		a := hx.callTool(t, "query", map[string]any{"query": "widget vendor", "expand": true})
+		leaks("expanded", a)
+		x, _ := a.Meta["expansion"].(map[string]any)
+		if a.Meta["expansion_applied"] != true || x == nil || x["cached"] != (i == 1) {
+			t.Fatalf("expanded query %d: meta %v", i, a.Meta)
+		}
+		if !slices.Equal(slugs(a), []string{"notes/widgets"}) {
+			t.Errorf("expanded query %d: results %v, want notes/widgets", i, slugs(a))
+		}
+	}
+	hx.stop(t)
 
 	// The agent role wrote the audit rows (pgbrain_audit_writer), and the
 	// refusals name the categories, never the text.

@@ -26,6 +26,7 @@ import (
 	"github.com/pgbrain/pgbrain/client/crossmodal"
 	"github.com/pgbrain/pgbrain/client/longmemeval"
 	"github.com/pgbrain/pgbrain/client/openai"
+	"github.com/pgbrain/pgbrain/client/scrub"
 )
 
 // Outcomes of a run.
@@ -109,7 +110,10 @@ func (p Probe) Run(ctx context.Context, fixtureQuestions []crossmodal.Item) Even
 	}
 	e := Event{SchemaVersion: 1, StartedAt: p.Now().UTC(), MaxUSD: p.MaxUSD, FixtureSHA256: p.FixtureSHA256, Questions: len(fixtureQuestions)}
 	done := func(outcome, reason string) Event {
-		e.Outcome, e.Reason = outcome, reason
+		// The reason quotes endpoint errors and judges' words (which can
+		// echo a key or the fixture's personal data); it is written to the
+		// week file, the table and doctor: scrubbed like the events file.
+		e.Outcome, e.Reason = outcome, scrub.Scrub(reason)
 		e.Timestamp = p.Now().UTC()
 		if p.Meter != nil {
 			s := p.Meter.Summary()

@@ -259,3 +259,21 @@ func TestInstallTimer(t *testing.T) {
 		t.Fatal("a relative config dir was accepted")
 	}
 }
+
+// TestReasonIsScrubbed: an endpoint error that echoes a key reaches the
+// week file, the table and doctor only redacted.
+func TestReasonIsScrubbed(t *testing.T) {
+	const key = "sk-proj-Abcdefghijklmnopqrstuvwxyz0123456789ABCD"
+	m := budget.NewMeter(nil)
+	p := Probe{
+		Answer: func(context.Context) ([]longmemeval.Row, error) {
+			return nil, &openai.APIError{StatusCode: 401, Message: "Incorrect API key provided: " + key}
+		},
+		Slots:  []crossmodal.Slot{judgeSlot(t, openaitest.ClosedURL(t), "local-judge", m)},
+		Prices: budget.Prices{"local-judge": {}}, Meter: m,
+	}
+	e := p.Run(context.Background(), items)
+	if e.Outcome != Error || strings.Contains(e.Reason, key) || !strings.Contains(e.Reason, "Incorrect API key provided: [REDACTED]") {
+		t.Fatalf("outcome %s, reason %q", e.Outcome, e.Reason)
+	}
+}

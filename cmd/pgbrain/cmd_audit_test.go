@@ -94,3 +94,56 @@ func TestAuditVerifyReportsSpooledRows(t *testing.T) {
 		t.Fatalf("list after flush: exit %d\n%s", code, out)
 	}
 }
+
+// TestServeAuditCheckpointAtStop: serve runs as pgbrain_agent, which may
+// append audit rows but not read them; the checkpoint it writes at stop
+// still verifies the chain and anchors its head.
+func TestServeAuditCheckpointAtStop(t *testing.T) {
+	ctx := context.Background()
+	url := testdb.New(t)
+	home := t.TempDir()
+	t.Setenv("PGBRAIN_HOME", home)
+	t.Setenv(audit.EnvKey, "")
+	t.Setenv(audit.EnvKeyFile, "")
+	t.Setenv(audit.EnvCheckpoints, "")
+	t.Setenv("PGBRAIN_EVENTS_PATH", "")
+	w := audit.NewWriter(connect(t, url), nil)
+	for i := 0; i < 2; i++ {
+		if _, err := w.Record(ctx, audit.Entry{SessionID: "s", Tool: "query", Status: "success", CostClass: "search"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, errOut, code := pgbrain(t, url, "", "serve", "--no-events", "--audit-checkpoint")
+	if code != 0 || !strings.Contains(errOut, "audit checkpoint at row 2") {
+		t.Fatalf("serve --audit-checkpoint: exit %d, stderr:\n%s", code, errOut)
+	}
+	if _, errOut, code := pgbrain(t, url, "", "audit", "verify", "--checkpoints"); code != 0 || !strings.Contains(errOut, "1 checkpoint(s)") {
+		t.Fatalf("verify --checkpoints after serve: exit %d, %s", code, errOut)
+	}
+}
+
+// TestServeDrainsTheSpoolAsAgent: rows an earlier serve spooled are
+// chained when the next one starts, through pgbrain_agent's INSERT-only
+// grant.
+func TestServeDrainsTheSpoolAsAgent(t *testing.T) {
+	url := testdb.New(t)
+	home := t.TempDir()
+	t.Setenv("PGBRAIN_HOME", home)
+	t.Setenv("PGBRAIN_EVENTS_PATH", "")
+	if err := audit.NewSpool(home).Append([]audit.Entry{
+		{SessionID: "s", Tool: "query", Status: "success", CostClass: "search"},
+		{SessionID: "s", Tool: "get_page", Status: "success", CostClass: "cheap"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := pgbrain(t, url, "", "serve", "--no-events"); code != 0 || strings.Contains(errOut, "spooled rows stay") {
+		t.Fatalf("serve: exit %d, stderr:\n%s", code, errOut)
+	}
+	if n, err := audit.NewSpool(home).Pending(); err != nil || n != 0 {
+		t.Fatalf("spool after serve: %d pending, %v", n, err)
+	}
+	out, _, code := pgbrain(t, url, "", "audit", "list", "--json")
+	if code != 0 || strings.Count(out, "\n") != 2 || strings.Index(out, `"query"`) > strings.Index(out, `"get_page"`) {
+		t.Fatalf("list after serve: exit %d\n%s", code, out)
+	}
+}

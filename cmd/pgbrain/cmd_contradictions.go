@@ -32,7 +32,7 @@ func probeSubcommands() []*cli.Command {
 // probeChat is the chat model of PGBRAIN_CHAT_*, metered, with replies
 // bounded to maxTokens, and the price table of the home's config.json.
 func probeChat(c *cli.Context, what string, maxTokens int) (*budget.Chat, *budget.Meter, budget.Prices, error) {
-	prices, err := probePrices(c)
+	prices, err := loadPrices(c)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -50,14 +50,6 @@ func probeChat(c *cli.Context, what string, maxTokens int) (*budget.Chat, *budge
 	}
 	m := budget.NewMeter(prices)
 	return m.Wrap(chat), m, prices, nil
-}
-
-func probePrices(c *cli.Context) (budget.Prices, error) {
-	home, err := homeDir(c)
-	if err != nil {
-		return nil, err
-	}
-	return budget.LoadPrices(home)
 }
 
 func evalContradictionsCommand() *cli.Command {

@@ -89,7 +89,7 @@ func evalCrossModal(c *cli.Context) error {
 		}
 		items = []crossmodal.Item{{ID: "task", Task: t, Output: o}}
 	}
-	prices, err := probePrices(c)
+	prices, err := loadPrices(c)
 	if err != nil {
 		return err
 	}

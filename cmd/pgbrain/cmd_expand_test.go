@@ -208,6 +208,15 @@ func TestQueryExpandDegradesWhenTheModelFails(t *testing.T) {
 			}
 		})
 	}
+	// A model that echoes a secret of the query in a non-list answer: the
+	// note on stderr quotes it scrubbed.
+	const secret = "ghp_0123456789abcdefABCDEF0123456789abcd"
+	echo, _ := expansionServer(t, "Sorry, I will not rephrase widget token "+secret)
+	setChat(t, echo.URL, "m-echo")
+	if _, errOut, code := b.run("query", "--expand", "widget gizmo"); code != 0 || !strings.Contains(errOut, "not a list of rephrasings") ||
+		strings.Contains(errOut, secret) || !strings.Contains(errOut, "[REDACTED]") {
+		t.Fatalf("echoed secret: exit %d, stderr %s", code, errOut)
+	}
 	if _, errOut, code := b.run("query", "--expand", "--variants", "9", "widget"); code != 2 || !strings.Contains(errOut, "--variants 9 is out of range") {
 		t.Fatalf("--variants 9: exit %d: %s", code, errOut)
 	}

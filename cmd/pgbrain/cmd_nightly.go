@@ -114,7 +114,7 @@ func evalNightly(c *cli.Context) error {
 		}
 		items = append(items, crossmodal.Item{ID: q.QuestionID, Type: q.QuestionType, Task: q.Question})
 	}
-	prices, err := probePrices(c)
+	prices, err := loadPrices(c)
 	if err != nil {
 		return err
 	}

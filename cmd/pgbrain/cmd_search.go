@@ -123,7 +123,9 @@ func queryCommand() *cli.Command {
 				fmt.Fprintf(c.App.ErrWriter, "pgbrain: note: the vector index is %s: searched by keyword only (see 'pgbrain doctor')\n", r.Meta.VectorIndex)
 			}
 			if x := r.Meta.Expansion; x != nil && x.Note != "" {
-				fmt.Fprintf(c.App.ErrWriter, "pgbrain: note: %s\n", x.Note)
+				// The note may quote the model's error or answer, which may
+				// echo the query: scrubbed like every other stderr line.
+				fmt.Fprintf(c.App.ErrWriter, "pgbrain: note: %s\n", scrub.Scrub(x.Note))
 			}
 			reportUsage(c.App.ErrWriter, meter)
 			if c.Bool("json") && meter != nil {

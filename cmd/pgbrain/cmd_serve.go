@@ -184,7 +184,7 @@ func runServe(c *cli.Context) error {
 		_ = auditor.Close(drain)
 		cancel()
 		if c.Bool("audit-checkpoint") {
-			serveCheckpoint(c, b, home, stderr)
+			serveCheckpoint(c, home, stderr)
 		}
 	}
 	// Flush what the calls left behind with a fresh context: c.Context is
@@ -199,21 +199,37 @@ func runServe(c *cli.Context) error {
 }
 
 // serveCheckpoint anchors the chain at stop; a failure is reported, not
-// returned: the calls were answered and their rows written.
-func serveCheckpoint(c *cli.Context, b *brain.Brain, home string, stderr io.Writer) {
+// returned: the calls were answered and their rows written. serve's own
+// pool is pgbrain_agent's, which may append audit rows but not read them,
+// so the chain is read through a short-lived pgbrain_auditor pool.
+func serveCheckpoint(c *cli.Context, home string, stderr io.Writer) {
 	key, err := auditKey(c, home, true)
 	if err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		var cp audit.Checkpoint
-		path := audit.CheckpointPath("", os.Getenv, home)
-		if cp, err = audit.WriteCheckpoint(ctx, b.Pool, path, key, time.Now()); err == nil && cp.HeadID > 0 {
-			fmt.Fprintf(stderr, "pgbrain: serve: audit checkpoint at row %d in %s\n", cp.HeadID, path)
-		}
+		err = writeServeCheckpoint(c, home, key, stderr)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "pgbrain: serve: no audit checkpoint written: %v\n", err)
 	}
+}
+
+func writeServeCheckpoint(c *cli.Context, home string, key []byte, stderr io.Writer) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	u, _, err := databaseURL(c)
+	if err != nil {
+		return err
+	}
+	ab, err := brain.OpenAs(ctx, u, accessFor(c, brain.RoleAuditor))
+	if err != nil {
+		return fmt.Errorf("connecting as %s to read the audit chain: %w", brain.RoleAuditor, err)
+	}
+	defer ab.Close()
+	path := audit.CheckpointPath("", os.Getenv, home)
+	cp, err := audit.WriteCheckpoint(ctx, ab.Pool, path, key, time.Now())
+	if err == nil && cp.HeadID > 0 {
+		fmt.Fprintf(stderr, "pgbrain: serve: audit checkpoint at row %d in %s\n", cp.HeadID, path)
+	}
+	return err
 }
 
 // httpOptions checks the --http flags before anything is opened.

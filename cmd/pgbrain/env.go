@@ -60,27 +60,31 @@ func databaseURL(c *cli.Context) (string, bool, error) {
 // commandRoles is the least role each command runs as (docs/security.md,
 // "Roles"); a command not listed runs as the connecting role, the owner:
 // migrations, imports, put and embed (which may drop and rebuild the HNSW
-// index: DDL needs the table's owner), doctor, tokens, eval prune. serve
-// uses pgbrain_agent (openExistingBrain).
+// index: DDL needs the table's owner), doctor, tokens, eval prune, eval
+// longmemeval and eval nightly (a scratch database of their own), eval
+// suspected-contradictions (its run and cache tables are the owner's) and
+// audit flush (it appends spooled rows). serve uses pgbrain_agent
+// (openExistingBrain).
 var commandRoles = map[string]string{
-	"get":            brain.RoleReader,
-	"list":           brain.RoleReader,
-	"search":         brain.RoleReader,
-	"query":          brain.RoleReader,
-	"sources list":   brain.RoleReader,
-	"pii show":       brain.RoleReader,
-	"eval export":    brain.RoleReader,
-	"eval replay":    brain.RoleReader,
-	"eval gate":      brain.RoleReader,
-	"eval qrels":     brain.RoleReader,
-	"delete":         brain.RoleWriter,
-	"sources add":    brain.RoleWriter,
-	"sources remove": brain.RoleWriter,
-	"pii set":        brain.RoleWriter,
-	"pii clear":      brain.RoleWriter,
-	"pii scan":       brain.RoleWriter,
-	"audit verify":   brain.RoleAuditor,
-	"audit list":     brain.RoleAuditor,
+	"get":              brain.RoleReader,
+	"list":             brain.RoleReader,
+	"search":           brain.RoleReader,
+	"query":            brain.RoleReader,
+	"sources list":     brain.RoleReader,
+	"pii show":         brain.RoleReader,
+	"eval export":      brain.RoleReader,
+	"eval replay":      brain.RoleReader,
+	"eval gate":        brain.RoleReader,
+	"eval qrels":       brain.RoleReader,
+	"delete":           brain.RoleWriter,
+	"sources add":      brain.RoleWriter,
+	"sources remove":   brain.RoleWriter,
+	"pii set":          brain.RoleWriter,
+	"pii clear":        brain.RoleWriter,
+	"pii scan":         brain.RoleWriter,
+	"audit verify":     brain.RoleAuditor,
+	"audit list":       brain.RoleAuditor,
+	"audit checkpoint": brain.RoleAuditor,
 }
 
 // commandPath is the command's name under pgbrain ("pii scan").

@@ -19,15 +19,21 @@ import (
 
 // newMeter returns a meter pricing with $PGBRAIN_HOME/config.json's table.
 func newMeter(c *cli.Context) (*budget.Meter, error) {
-	home, err := homeDir(c)
-	if err != nil {
-		return nil, err
-	}
-	p, err := budget.LoadPrices(home)
+	p, err := loadPrices(c)
 	if err != nil {
 		return nil, err
 	}
 	return budget.NewMeter(p), nil
+}
+
+// loadPrices is the price table of the home's config.json over the list
+// prices: the one table every command that meters a model uses.
+func loadPrices(c *cli.Context) (budget.Prices, error) {
+	home, err := homeDir(c)
+	if err != nil {
+		return nil, err
+	}
+	return budget.LoadPrices(home)
 }
 
 // chatConfig reads the chat model from the environment; model, when not
