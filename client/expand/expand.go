@@ -45,6 +45,11 @@ const (
 // it, so it is far shorter than an answer's.
 const DefaultTimeout = 15 * time.Second
 
+// MaxModelQuery is how many bytes of a query the model is shown. Search
+// reads at most 32 distinct words of it (docs/security.md, "Bounded
+// queries"), so a longer query would only cost an agent's operator tokens.
+const MaxModelQuery = 1000
+
 // SystemPrompt asks for rephrasings only, as a JSON array.
 const SystemPrompt = `You help a search engine over a personal knowledge base find more of the relevant notes.
 Given a search query, write up to 5 alternative phrasings of it: synonyms, the likely wording of a note that answers it, a more specific and a more general form.
@@ -141,7 +146,7 @@ func (e *Expander) Expand(ctx context.Context, q string) ([]string, search.Expan
 	}
 	mctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	reply, err := e.Model.Send(mctx, []openai.Message{{Role: "system", Content: SystemPrompt}, {Role: "user", Content: q}})
+	reply, err := e.Model.Send(mctx, []openai.Message{{Role: "system", Content: SystemPrompt}, {Role: "user", Content: modelQuery(q)}})
 	if err != nil {
 		info.Note += fmt.Sprintf("expansion failed, searched the plain query: %v", err)
 		return nil, info
@@ -287,4 +292,16 @@ func Search(ctx context.Context, db search.Querier, e *Expander, q string, qvec 
 	}
 	r.Meta.Expansion = &info
 	return r, nil
+}
+
+// modelQuery is q cut to MaxModelQuery bytes at a character boundary.
+func modelQuery(q string) string {
+	if len(q) <= MaxModelQuery {
+		return q
+	}
+	cut := MaxModelQuery
+	for cut > 0 && !utf8.RuneStart(q[cut]) {
+		cut--
+	}
+	return q[:cut]
 }

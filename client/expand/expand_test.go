@@ -218,6 +218,25 @@ func TestExpandSearchCachesAndDegrades(t *testing.T) {
 	}
 }
 
+// A huge query (an agent's 50,000 characters) costs the model no more
+// than MaxModelQuery bytes of prompt.
+func TestModelSeesABoundedQuery(t *testing.T) {
+	b := brainWith(t)
+	var seen atomic.Int64
+	srv := newScripted(t, 0, func(q string) string {
+		seen.Store(int64(len(q)))
+		return `["dog doctor"]`
+	})
+	e := &Expander{DB: b.Pool, Model: chat(t, srv.URL)}
+	q := strings.Repeat("vétérinaire pour mon chien ", 2000)
+	if _, info := e.Expand(ctx(t), q); info.Note != "" {
+		t.Fatalf("expansion note: %s", info.Note)
+	}
+	if n := seen.Load(); n == 0 || n > MaxModelQuery {
+		t.Fatalf("the model was shown %d bytes of a %d-byte query, want 1..%d", n, len(q), MaxModelQuery)
+	}
+}
+
 func TestVariantsCount(t *testing.T) {
 	b := testdb.Open(t)
 	s := newScripted(t, 0, func(string) string { return `["a one","b two","c three","d four","e five","f six"]` })
