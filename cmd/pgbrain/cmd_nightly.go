@@ -78,6 +78,10 @@ func evalNightly(c *cli.Context) error {
 	}
 	if !cfg.Nightly.Enabled {
 		fmt.Fprintf(c.App.ErrWriter, "pgbrain: %s: the nightly quality probe is disabled (it spends money on model calls); enable it with: %s\n", name, nightly.EnableCommand)
+		if c.Bool("json") {
+			// A script reading stdout learns why nothing ran.
+			return writeJSON(c.App.Writer, map[string]any{"schema_version": 1, "outcome": "disabled", "enable": nightly.EnableCommand})
+		}
 		return nil
 	}
 	limit := c.Int("limit")
