@@ -33,7 +33,7 @@ func TestDoctorReportsFailuresAndSpool(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := evalconfig.Resolve(evalconfig.File{}, "1")
-	r, err := Run(ctx, b, cfg, nil, spool)
+	r, err := Run(ctx, b, cfg, nil, spool, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestDoctorReportsFailuresAndSpool(t *testing.T) {
 
 func TestDoctorQuietBrain(t *testing.T) {
 	b := testdb.Open(t)
-	r, err := Run(context.Background(), b, evalconfig.Resolve(evalconfig.File{}, ""), nil, capture.NewSpool(t.TempDir()))
+	r, err := Run(context.Background(), b, evalconfig.Resolve(evalconfig.File{}, ""), nil, capture.NewSpool(t.TempDir()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestDoctorCountsPIIWhenClassified(t *testing.T) {
 	if _, err := b.Pool.Exec(ctx, `DROP TABLE IF EXISTS brain.page_pii CASCADE`); err != nil {
 		t.Fatal(err)
 	}
-	r1, err := Run(ctx, b, evalconfig.Settings{}, nil, capture.NewSpool(t.TempDir()))
+	r1, err := Run(ctx, b, evalconfig.Settings{}, nil, capture.NewSpool(t.TempDir()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestDoctorCountsPIIWhenClassified(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r2, err := Run(ctx, b, evalconfig.Settings{}, nil, capture.NewSpool(t.TempDir()))
+	r2, err := Run(ctx, b, evalconfig.Settings{}, nil, capture.NewSpool(t.TempDir()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestDoctorReportsPsqlWrites(t *testing.T) {
 		VALUES ('notes/psql', 'Psql', E'# Psql\n\nWritten by a DBA.\n', repeat('a', 64))`); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Run(ctx, b, evalconfig.Settings{}, nil, capture.NewSpool(t.TempDir()))
+	r, err := Run(ctx, b, evalconfig.Settings{}, nil, capture.NewSpool(t.TempDir()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestDoctorReportsPsqlWrites(t *testing.T) {
 	if !slices.Contains(fixed, "pages written outside pgbrain: 1 rechunked") {
 		t.Errorf("fix did %v", fixed)
 	}
-	if r, err = Run(ctx, b, evalconfig.Settings{}, nil, capture.NewSpool(t.TempDir())); err != nil {
+	if r, err = Run(ctx, b, evalconfig.Settings{}, nil, capture.NewSpool(t.TempDir()), nil); err != nil {
 		t.Fatal(err)
 	}
 	if r.Unclassified != 0 || r.PendingChunks != 0 || len(r.Warnings) != 0 {
@@ -136,7 +136,7 @@ func TestDoctorReportsPsqlWrites(t *testing.T) {
 	if _, err := b.Pool.Exec(ctx, `UPDATE brain.pages SET title = 'Psql edited' WHERE slug = 'notes/psql'`); err != nil {
 		t.Fatal(err)
 	}
-	if r, err = Run(ctx, b, evalconfig.Settings{}, nil, capture.NewSpool(t.TempDir())); err != nil {
+	if r, err = Run(ctx, b, evalconfig.Settings{}, nil, capture.NewSpool(t.TempDir()), nil); err != nil {
 		t.Fatal(err)
 	}
 	if r.StaleClassified != 1 || r.Unclassified != 0 {

@@ -38,7 +38,7 @@ func TestDoctorReportsAndFixesTheVectorIndex(t *testing.T) {
 				}
 			}
 			report := func() *Report {
-				r, err := Run(ctx, b, evalconfig.Resolve(evalconfig.File{}, ""), nil, capture.NewSpool(t.TempDir()))
+				r, err := Run(ctx, b, evalconfig.Resolve(evalconfig.File{}, ""), nil, capture.NewSpool(t.TempDir()), nil)
 				if err != nil {
 					t.Fatal(err)
 				}
