@@ -73,6 +73,12 @@ DECLARE
 	near tsquery;
 	live tsquery[];
 	cap_near int := greatest(brain.search_setting('keyword_candidates')::int, 10);
+	-- A candidate scan that may match more chunks than this is replaced by
+	-- a narrower one (see near_drop): 10,000 at the default budget.
+	wide float8 := 25 * greatest(brain.search_setting('keyword_candidates'), 10);
+	live_ub float8[];
+	near_ub float8;
+	near_drop int := 1;
 BEGIN
 	lim := least(greatest(coalesce(lim, 10), 1), 1000);
 	IF q IS NULL THEN
@@ -97,8 +103,28 @@ BEGIN
 	INTO lex, dfs, idfs
 	FROM unnest(p.terms) AS l (lexeme) LEFT JOIN brain.term_stats t ON t.lexeme = l.lexeme;
 
-	live := ARRAY(SELECT g FROM unnest(p.groups) g WHERE EXISTS (
-		SELECT 1 FROM unnest(brain.tsquery_terms(g)) l JOIN brain.term_stats t ON t.lexeme = l WHERE t.doc_freq > 0));
+	-- Live groups (some chunk holds one of their terms), each with an upper
+	-- bound on the chunks it matches: the sum of its terms' frequencies.
+	SELECT coalesce(array_agg(x.g ORDER BY x.o), '{}'), coalesce(array_agg(x.ub ORDER BY x.o), '{}')
+	INTO live, live_ub
+	FROM (
+		SELECT g.g, g.o, (SELECT sum(t.doc_freq) FROM unnest(brain.tsquery_terms(g.g)) l
+		                  JOIN brain.term_stats t ON t.lexeme = l) AS ub
+		FROM unnest(p.groups) WITH ORDINALITY AS g (g, o)
+	) x
+	WHERE x.ub > 0;
+	-- Bounded cost: a GIN scan is cheap when it can skip along a rare
+	-- term's postings and costly when a common term's whole posting list
+	-- must be read and its matches ranked. "All groups but one" over two
+	-- groups is the OR of both, so when its bound (Σ over the groups left
+	-- out of the min of the others' bounds) passes wide, the candidates come
+	-- from the strict AND of the live groups instead, which holds every
+	-- chunk matching the whole query and skips along its rarest group.
+	IF cardinality(live) > 1 THEN
+		SELECT sum((SELECT min(u2) FROM unnest(live_ub) WITH ORDINALITY AS v2 (u2, o2) WHERE o2 <> v1.o1))
+		INTO near_ub FROM unnest(live_ub) WITH ORDINALITY AS v1 (u1, o1);
+		near_drop := CASE WHEN near_ub <= wide THEN 1 ELSE 0 END;
+	END IF;
 
 	<<retry>>
 	LOOP
@@ -113,9 +139,21 @@ BEGIN
 			                ELSE round_q || brain.lexeme_tsquery(lex[taken]) END;
 		END LOOP;
 		-- (one term alone may exceed the budget: then it is cut by ts_rank)
-		found := brain.keyword_candidates(
-			CASE WHEN filt IS NULL THEN round_q ELSE round_q && filt END,
-			CASE WHEN exhaustive THEN 2147483646 ELSE greatest(budget::int, lim) END, source_ids, only_compiled);
+		found := NULL;
+		IF NOT exhaustive AND dfs[1] > wide AND cardinality(live) > 1 THEN
+			-- Every term is common: ranking the rarest one's matches would
+			-- read its whole posting list. The chunks matching all live
+			-- groups come first; the rarest term's cut only when none do.
+			found := brain.keyword_candidates(
+				CASE WHEN filt IS NULL THEN brain.near_strict(live, 0) ELSE brain.near_strict(live, 0) && filt END,
+				greatest(budget::int, lim), source_ids, only_compiled);
+			exact := false;
+		END IF;
+		IF cardinality(found) IS NULL OR cardinality(found) = 0 THEN
+			found := brain.keyword_candidates(
+				CASE WHEN filt IS NULL THEN round_q ELSE round_q && filt END,
+				CASE WHEN exhaustive THEN 2147483646 ELSE greatest(budget::int, lim) END, source_ids, only_compiled);
+		END IF;
 		IF NOT exhaustive AND cardinality(found) >= greatest(budget::int, lim) THEN
 			exact := false;
 		END IF;
@@ -123,8 +161,9 @@ BEGIN
 		-- GIN scan, usually few rows, which catches the right chunk when its
 		-- words are common ones. Groups no chunk holds (a misspelling) do
 		-- not count, or they would use up the one group that may be missing.
-		IF NOT exhaustive AND cardinality(live) > 1 THEN
-			near := brain.near_strict(live, 1);
+		-- When that scan would be unbounded (near_drop 0, above), all groups.
+		IF NOT exhaustive AND cardinality(live) > 1 AND NOT (dfs[1] > wide AND near_drop = 0) THEN
+			near := brain.near_strict(live, near_drop);
 			found := ARRAY(SELECT DISTINCT x FROM unnest(coalesce(found, '{}') || coalesce(brain.keyword_candidates(
 				CASE WHEN filt IS NULL THEN near ELSE near && filt END,
 				cap_near, source_ids, only_compiled), '{}')) x);
