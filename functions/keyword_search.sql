@@ -168,6 +168,14 @@ BEGIN
 				CASE WHEN filt IS NULL THEN near ELSE near && filt END,
 				cap_near, source_ids, only_compiled), '{}')) x);
 		END IF;
+		-- The narrow scans found nothing (a negation excluded every chunk
+		-- holding the rare words): the wide scan, so the answer is not empty
+		-- while a chunk holds some of the words.
+		IF NOT exhaustive AND near_drop = 0 AND cardinality(live) > 1 AND coalesce(cardinality(found), 0) = 0 THEN
+			near := brain.near_strict(live, 1);
+			found := brain.keyword_candidates(
+				CASE WHEN filt IS NULL THEN near ELSE near && filt END, cap_near, source_ids, only_compiled);
+		END IF;
 		rounds := 1;
 		ids := '{}';
 		scores := '{}';

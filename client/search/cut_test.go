@@ -130,7 +130,7 @@ func TestCandidateScanStaysNarrowOnCommonWords(t *testing.T) {
 			SELECT 'rare/r' || i, 'Rare ' || i, 'x', repeat('1', 64) FROM generate_series(1, 8) i
 			RETURNING id)
 		INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text)
-		SELECT p.id, 0, 'compiled_truth', 'quetzal ' || repeat('common' || (p.id % 3) || ' ', (1 + p.id % 4)::int)
+		SELECT p.id, 0, 'compiled_truth', 'quetzal zebra ' || repeat('common' || (p.id % 3) || ' ', (1 + p.id % 4)::int)
 		FROM p;
 		WITH p AS (
 			INSERT INTO brain.pages (slug, title, body, content_hash)
@@ -179,6 +179,11 @@ func TestCandidateScanStaysNarrowOnCommonWords(t *testing.T) {
 	top := chunkIDs(t, b.Pool, `SELECT k.chunk_id FROM brain.keyword_search($1, 1) k JOIN brain.pages p ON p.id = k.page_id WHERE p.slug LIKE 'dense/%'`, "common1 common2 common3")
 	if len(top) != 1 {
 		t.Errorf("common1 common2 common3: the first result is not a chunk holding every word several times")
+	}
+	// A negation that excludes every chunk holding the rare word leaves the
+	// narrow scans empty; the answer must still hold the common word.
+	if got := chunkIDs(t, b.Pool, `SELECT chunk_id FROM brain.keyword_search($1, 10)`, "quetzal common1 -zebra"); len(got) == 0 {
+		t.Errorf("quetzal common1 -zebra: empty answer, want chunks holding common1 without zebra")
 	}
 	if got := chunkIDs(t, b.Pool, `SELECT chunk_id FROM brain.keyword_search($1, 10)`, "common7"); len(got) != 10 {
 		t.Errorf("common7: %d results, want 10", len(got))
