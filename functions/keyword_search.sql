@@ -26,6 +26,14 @@
 --   off) chunks are scored, the next rarest term's chunks are added and the
 --   bound re-checked. exhaustive = true scores every chunk holding any
 --   term: the reference the cut is measured against.
+-- * Bounded cost on common words: a candidate scan that could match more
+--   than 5 x keyword_candidates chunks (by the terms' frequencies) is
+--   replaced by the strict AND of the live groups, which GIN answers by
+--   skipping along the rarest group's postings: for "all groups but one"
+--   (over two groups, the OR of both), and for the first round when even
+--   the rarest term is that common (its own cut only when no chunk holds
+--   every group). If these narrow scans find nothing, the wide one runs,
+--   so a negation never empties the answer.
 -- * If the phrases match nothing, the query is retried without them (never
 --   an empty answer when a page holds one of the positive words).
 -- * Order is score DESC, chunk id ASC. lim is clamped to 1..1000.
@@ -74,8 +82,8 @@ DECLARE
 	live tsquery[];
 	cap_near int := greatest(brain.search_setting('keyword_candidates')::int, 10);
 	-- A candidate scan that may match more chunks than this is replaced by
-	-- a narrower one (see near_drop): 10,000 at the default budget.
-	wide float8 := 25 * greatest(brain.search_setting('keyword_candidates'), 10);
+	-- a narrower one (see near_drop): 2,000 at the default budget of 400.
+	wide float8 := 5 * greatest(brain.search_setting('keyword_candidates'), 10);
 	live_ub float8[];
 	near_ub float8;
 	near_drop int := 1;

@@ -105,7 +105,7 @@ func chunkIDs(t *testing.T, db Querier, sql, q string) []int64 {
 }
 
 // TestCandidateScanStaysNarrowOnCommonWords covers the bounded path: with a
-// budget of 10 (so a "wide" scan is anything that may match more than 250
+// budget of 10 (so a "wide" scan is anything that may match more than 50
 // chunks), the common words of the fixture are each in far more chunks.
 // A query pairing a rare word with a common one must still return the
 // exhaustive top 10 (the rare word's 8 chunks first) without ranking the common
@@ -147,7 +147,7 @@ func TestCandidateScanStaysNarrowOnCommonWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	if commonDF <= 250 {
-		t.Fatalf("fixture too small: common words are in %v chunks; they must exceed 25 x the budget of 10", commonDF)
+		t.Fatalf("fixture too small: common words are in %v chunks; they must be far past 5 x the budget of 10", commonDF)
 	}
 	for _, tc := range []struct {
 		q     string
