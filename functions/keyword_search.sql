@@ -32,8 +32,10 @@
 --   skipping along the rarest group's postings: for "all groups but one"
 --   (over two groups, the OR of both), and for the first round when even
 --   the rarest term is that common (its own cut only when no chunk holds
---   every group). If these narrow scans find nothing, the wide one runs,
---   so a negation never empties the answer.
+--   every group). When these narrow scans find fewer than lim chunks, up
+--   to lim chunks matching all groups but one are added unranked (the
+--   first found; a scan that stops there), so the answer is still full
+--   and a negation never empties it.
 -- * If the phrases match nothing, the query is retried without them (never
 --   an empty answer when a page holds one of the positive words).
 -- * Order is score DESC, chunk id ASC. lim is clamped to 1..1000.
@@ -176,13 +178,24 @@ BEGIN
 				CASE WHEN filt IS NULL THEN near ELSE near && filt END,
 				cap_near, source_ids, only_compiled), '{}')) x);
 		END IF;
-		-- The narrow scans found nothing (a negation excluded every chunk
-		-- holding the rare words): the wide scan, so the answer is not empty
-		-- while a chunk holds some of the words.
-		IF NOT exhaustive AND near_drop = 0 AND cardinality(live) > 1 AND coalesce(cardinality(found), 0) = 0 THEN
+		-- The narrow scans found fewer than lim chunks (often one: the
+		-- known item's rare word), or none (a negation excluded every chunk
+		-- holding the rare words): up to lim chunks matching all groups but
+		-- one, the first found, unranked (the scan stops there, so it is
+		-- cheap even over common words), for BM25 to order. So the answer
+		-- is full and never empty while chunks hold some of the words.
+		IF NOT exhaustive AND near_drop = 0 AND cardinality(live) > 1 AND coalesce(cardinality(found), 0) < lim THEN
 			near := brain.near_strict(live, 1);
-			found := brain.keyword_candidates(
-				CASE WHEN filt IS NULL THEN near ELSE near && filt END, cap_near, source_ids, only_compiled);
+			IF filt IS NOT NULL THEN
+				near := near && filt;
+			END IF;
+			found := ARRAY(SELECT DISTINCT x FROM unnest(coalesce(found, '{}') || ARRAY(
+				SELECT c.id FROM brain.chunks c
+				WHERE c.tsv @@ near
+				  AND (NOT only_compiled OR c.chunk_source = 'compiled_truth')
+				  AND (source_ids IS NULL OR c.page_id IN (
+					SELECT pg.id FROM brain.pages pg WHERE pg.source_id = ANY (source_ids)))
+				LIMIT lim)) x);
 		END IF;
 		rounds := 1;
 		ids := '{}';

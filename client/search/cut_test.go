@@ -166,13 +166,24 @@ func TestCandidateScanStaysNarrowOnCommonWords(t *testing.T) {
 		}
 	}
 	// The rare word's chunks are found without scoring the common word's
-	// hundreds of postings.
+	// hundreds of postings: when they fill the answer (limit 5), nothing
+	// else is scored; when they do not (limit 10), at most limit unranked
+	// chunks holding the common word are added, and the answer is full.
 	var scored int
-	if err := b.Pool.QueryRow(c, `SELECT (meta ->> 'candidates')::int FROM brain.keyword_scan('quetzal common1', 10) WHERE chunk_id IS NULL`).Scan(&scored); err != nil {
+	if err := b.Pool.QueryRow(c, `SELECT (meta ->> 'candidates')::int FROM brain.keyword_scan('quetzal common1', 5) WHERE chunk_id IS NULL`).Scan(&scored); err != nil {
 		t.Fatal(err)
 	}
 	if scored > 8 {
-		t.Errorf("quetzal common1: %d chunks scored, want at most the 8 holding quetzal", scored)
+		t.Errorf("quetzal common1, limit 5: %d chunks scored, want at most the 8 holding quetzal", scored)
+	}
+	if err := b.Pool.QueryRow(c, `SELECT (meta ->> 'candidates')::int FROM brain.keyword_scan('quetzal common1', 10) WHERE chunk_id IS NULL`).Scan(&scored); err != nil {
+		t.Fatal(err)
+	}
+	if scored > 8+10 {
+		t.Errorf("quetzal common1, limit 10: %d chunks scored, want at most the 8 holding quetzal and 10 more", scored)
+	}
+	if got := chunkIDs(t, b.Pool, `SELECT chunk_id FROM brain.keyword_search($1, 10)`, "quetzal common1"); len(got) != 10 {
+		t.Errorf("quetzal common1: %d results, want 10", len(got))
 	}
 	// Common words only: the candidates are the chunks holding all of them,
 	// so one that holds each several times leads.
