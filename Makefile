@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/pgbrain
 PKGS    := ./...
 
-.PHONY: all setup build demo test bench vet fuzz clean
+.PHONY: all setup build demo test bench bench-large vet fuzz clean
 
 all: build
 
@@ -28,6 +28,11 @@ test:
 ## bench: side-by-side measurements (see docs/performance.md)
 bench: setup
 	$(GO) run ./tools/bench $(BENCHFLAGS)
+
+## bench-large: the scale suite with the 1,000,000-page point too (hours on
+## a 2-core machine; see docs/performance.md)
+bench-large: setup
+	$(GO) run ./tools/bench -suite scale -scale 20000,200000,1000000 $(BENCHFLAGS)
 
 ## vet: gofmt, go vet, and the build-tagged testcontainers example
 vet:

@@ -6,12 +6,18 @@
 -- more than cap chunks match, the cap best by length-normalised ts_rank
 -- (title A 1.0, compiled B 0.4, timeline C 0.2) are kept, ties by id, so the
 -- cut is deterministic and BM25 latency stays bounded. NULL when none match.
+-- Bounded cost: the ranking reads at most max(25 x cap, 10,000) matches, the
+-- first in the table's physical order; more match only a query made of
+-- words common in the brain (brain.keyword_scan avoids asking that when the
+-- query has other words). A cap of 10,000 or more ranks every match.
 CREATE OR REPLACE FUNCTION brain.keyword_candidates(
 	q tsquery, cap int, source_ids text[] DEFAULT NULL, compiled_only boolean DEFAULT false)
 RETURNS bigint[]
 LANGUAGE plpgsql STABLE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
 	ids bigint[];
+	-- The ranking's bound (a cap this large or larger means no bound).
+	scan_limit constant int := 10000;
 BEGIN
 	SELECT array_agg(s.id) INTO ids FROM (
 		SELECT c.id FROM brain.chunks c
@@ -22,12 +28,15 @@ BEGIN
 		LIMIT cap + 1) s;
 	IF cardinality(ids) > cap THEN
 		SELECT array_agg(s.id) INTO ids FROM (
-			SELECT c.id FROM brain.chunks c
-			WHERE c.tsv @@ q
-			  AND (NOT compiled_only OR c.chunk_source = 'compiled_truth')
-			  AND (source_ids IS NULL OR c.page_id IN (
-				SELECT p.id FROM brain.pages p WHERE p.source_id = ANY (source_ids)))
-			ORDER BY ts_rank('{0.1, 0.2, 0.4, 1.0}'::float4[], c.tsv, q, 1) DESC, c.id
+			SELECT m.id FROM (
+				SELECT c.id, c.tsv FROM brain.chunks c
+				WHERE c.tsv @@ q
+				  AND (NOT compiled_only OR c.chunk_source = 'compiled_truth')
+				  AND (source_ids IS NULL OR c.page_id IN (
+					SELECT p.id FROM brain.pages p WHERE p.source_id = ANY (source_ids)))
+				-- Ranking reads every match's tsvector: at most max(25 x cap, scan_limit) of them.
+				LIMIT CASE WHEN cap < scan_limit THEN greatest(cap * 25, scan_limit) END) m
+			ORDER BY ts_rank('{0.1, 0.2, 0.4, 1.0}'::float4[], m.tsv, q, 1) DESC, m.id
 			LIMIT cap) s;
 	END IF;
 	RETURN ids;

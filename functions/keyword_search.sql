@@ -32,6 +32,16 @@
 --   off) chunks are scored, the next rarest term's chunks are added and the
 --   bound re-checked. exhaustive = true scores every chunk holding any
 --   term: the reference the cut is measured against.
+-- * Bounded cost on common words: a candidate scan that could match more
+--   than 5 x keyword_candidates chunks (by the terms' frequencies) is
+--   replaced by the strict AND of the live groups, which GIN answers by
+--   skipping along the rarest group's postings: for "all groups but one"
+--   (over two groups, the OR of both), and for the first round when even
+--   the rarest term is that common (its own cut only when no chunk holds
+--   every group). When these narrow scans find fewer than lim chunks, up
+--   to lim chunks matching all groups but one are added unranked (the
+--   first found; a scan that stops there), so the answer is still full
+--   and a negation never empties it.
 -- * If the phrases match nothing, the query is retried without them (never
 --   an empty answer when a page holds one of the positive words).
 -- * Order is score DESC, chunk id ASC. lim is clamped to 1..1000.
@@ -93,6 +103,12 @@ DECLARE
 	near tsquery;
 	live tsquery[];
 	cap_near int := greatest(brain.search_setting('keyword_candidates')::int, 10);
+	-- A candidate scan that may match more chunks than this is replaced by
+	-- a narrower one (see near_drop): 2,000 at the default budget of 400.
+	wide float8 := 5 * greatest(brain.search_setting('keyword_candidates'), 10);
+	live_ub float8[];
+	near_ub float8;
+	near_drop int := 1;
 BEGIN
 	lim := least(greatest(coalesce(lim, 10), 1), 1000);
 	IF q IS NULL THEN
@@ -117,8 +133,28 @@ BEGIN
 	INTO lex, dfs, idfs
 	FROM unnest(p.terms) AS l (lexeme) LEFT JOIN brain.term_stats t ON t.lexeme = l.lexeme;
 
-	live := ARRAY(SELECT g FROM unnest(p.groups) g WHERE EXISTS (
-		SELECT 1 FROM unnest(brain.tsquery_terms(g)) l JOIN brain.term_stats t ON t.lexeme = l WHERE t.doc_freq > 0));
+	-- Live groups (some chunk holds one of their terms), each with an upper
+	-- bound on the chunks it matches: the sum of its terms' frequencies.
+	SELECT coalesce(array_agg(x.g ORDER BY x.o), '{}'), coalesce(array_agg(x.ub ORDER BY x.o), '{}')
+	INTO live, live_ub
+	FROM (
+		SELECT g.g, g.o, (SELECT sum(t.doc_freq) FROM unnest(brain.tsquery_terms(g.g)) l
+		                  JOIN brain.term_stats t ON t.lexeme = l) AS ub
+		FROM unnest(p.groups) WITH ORDINALITY AS g (g, o)
+	) x
+	WHERE x.ub > 0;
+	-- Bounded cost: a GIN scan is cheap when it can skip along a rare
+	-- term's postings and costly when a common term's whole posting list
+	-- must be read and its matches ranked. "All groups but one" over two
+	-- groups is the OR of both, so when its bound (Σ over the groups left
+	-- out of the min of the others' bounds) passes wide, the candidates come
+	-- from the strict AND of the live groups instead, which holds every
+	-- chunk matching the whole query and skips along its rarest group.
+	IF cardinality(live) > 1 THEN
+		SELECT sum((SELECT min(u2) FROM unnest(live_ub) WITH ORDINALITY AS v2 (u2, o2) WHERE o2 <> v1.o1))
+		INTO near_ub FROM unnest(live_ub) WITH ORDINALITY AS v1 (u1, o1);
+		near_drop := CASE WHEN near_ub <= wide THEN 1 ELSE 0 END;
+	END IF;
 
 	<<retry>>
 	LOOP
@@ -133,9 +169,21 @@ BEGIN
 			                ELSE round_q || brain.lexeme_tsquery(lex[taken]) END;
 		END LOOP;
 		-- (one term alone may exceed the budget: then it is cut by ts_rank)
-		found := brain.keyword_candidates(
-			CASE WHEN filt IS NULL THEN round_q ELSE round_q && filt END,
-			CASE WHEN exhaustive THEN 2147483646 ELSE greatest(budget::int, lim) END, source_ids, only_compiled);
+		found := NULL;
+		IF NOT exhaustive AND dfs[1] > wide AND cardinality(live) > 1 THEN
+			-- Every term is common: ranking the rarest one's matches would
+			-- read its whole posting list. The chunks matching all live
+			-- groups come first; the rarest term's cut only when none do.
+			found := brain.keyword_candidates(
+				CASE WHEN filt IS NULL THEN brain.near_strict(live, 0) ELSE brain.near_strict(live, 0) && filt END,
+				greatest(budget::int, lim), source_ids, only_compiled);
+			exact := false;
+		END IF;
+		IF cardinality(found) IS NULL OR cardinality(found) = 0 THEN
+			found := brain.keyword_candidates(
+				CASE WHEN filt IS NULL THEN round_q ELSE round_q && filt END,
+				CASE WHEN exhaustive THEN 2147483646 ELSE greatest(budget::int, lim) END, source_ids, only_compiled);
+		END IF;
 		IF NOT exhaustive AND cardinality(found) >= greatest(budget::int, lim) THEN
 			exact := false;
 		END IF;
@@ -143,15 +191,35 @@ BEGIN
 		-- GIN scan, usually few rows, which catches the right chunk when its
 		-- words are common ones. Groups no chunk holds (a misspelling) do
 		-- not count, or they would use up the one group that may be missing.
+		-- When that scan would be unbounded (near_drop 0, above), all groups.
 		-- Not past 16 groups: the near-match tsquery grows with the square of
 		-- the groups, and a long query's rare terms already bring its
 		-- candidates (32 common words made this one step half a second on
 		-- 20,000 chunks; docs/security.md, "Bounded queries").
-		IF NOT exhaustive AND cardinality(live) BETWEEN 2 AND 16 THEN
-			near := brain.near_strict(live, 1);
+		IF NOT exhaustive AND cardinality(live) BETWEEN 2 AND 16 AND NOT (dfs[1] > wide AND near_drop = 0) THEN
+			near := brain.near_strict(live, near_drop);
 			found := ARRAY(SELECT DISTINCT x FROM unnest(coalesce(found, '{}') || coalesce(brain.keyword_candidates(
 				CASE WHEN filt IS NULL THEN near ELSE near && filt END,
 				cap_near, source_ids, only_compiled), '{}')) x);
+		END IF;
+		-- The narrow scans found fewer than lim chunks (often one: the
+		-- known item's rare word), or none (a negation excluded every chunk
+		-- holding the rare words): up to lim chunks matching all groups but
+		-- one, the first found, unranked (the scan stops there, so it is
+		-- cheap even over common words), for BM25 to order. So the answer
+		-- is full and never empty while chunks hold some of the words.
+		IF NOT exhaustive AND near_drop = 0 AND cardinality(live) BETWEEN 2 AND 16 AND coalesce(cardinality(found), 0) < lim THEN
+			near := brain.near_strict(live, 1);
+			IF filt IS NOT NULL THEN
+				near := near && filt;
+			END IF;
+			found := ARRAY(SELECT DISTINCT x FROM unnest(coalesce(found, '{}') || ARRAY(
+				SELECT c.id FROM brain.chunks c
+				WHERE c.tsv @@ near
+				  AND (NOT only_compiled OR c.chunk_source = 'compiled_truth')
+				  AND (source_ids IS NULL OR c.page_id IN (
+					SELECT pg.id FROM brain.pages pg WHERE pg.source_id = ANY (source_ids)))
+				LIMIT lim)) x);
 		END IF;
 		rounds := 1;
 		ids := '{}';

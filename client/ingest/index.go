@@ -177,6 +177,13 @@ func restoreIndex(ctx context.Context, b *brain.Brain, concurrently bool) (bool,
 			return false, fmt.Errorf("dropping the invalid vector index left by an interrupted build: %w", err)
 		}
 	}
+	raised, err := raiseBuildMemory(ctx, conn.Conn())
+	if err != nil {
+		return false, err
+	}
+	if raised {
+		defer conn.Exec(context.WithoutCancel(ctx), `RESET maintenance_work_mem`)
+	}
 	if _, err := conn.Exec(ctx, create); err != nil {
 		return false, fmt.Errorf("rebuilding the vector index (run 'pgbrain doctor --fix' to retry): %w", err)
 	}
@@ -216,4 +223,36 @@ func IndexBusy(ctx context.Context, b *brain.Brain) (bool, error) {
 		return false, fmt.Errorf("checking the vector index lock: %w", err)
 	}
 	return held, nil
+}
+
+// buildMemoryCap bounds what raiseBuildMemory asks for: past it the build
+// still completes, only more slowly.
+const buildMemoryCap = 4 << 30
+
+// raiseBuildMemory gives this session's index build the memory the HNSW
+// graph needs (about dim*4 + 600 bytes a vector, plus a quarter), up to
+// buildMemoryCap, when maintenance_work_mem is smaller. pgvector builds the
+// graph in memory while it fits and otherwise inserts into the on-disk
+// graph, several times slower: with the default 256MB that is past about
+// 170,000 vectors, and a 200,000-page import spent most of its time there.
+// It reports whether it changed the setting (the caller resets it).
+func raiseBuildMemory(ctx context.Context, conn *pgx.Conn) (bool, error) {
+	var want, have int64
+	err := conn.QueryRow(ctx, `
+		SELECT (SELECT count(*) FROM brain.chunks WHERE embedding IS NOT NULL)
+		       * (greatest(a.atttypmod, 1) * 4 + 600) * 5 / 4,
+		       pg_size_bytes(current_setting('maintenance_work_mem'))
+		FROM pg_catalog.pg_attribute a
+		WHERE a.attrelid = 'brain.chunks'::regclass AND a.attname = 'embedding'`).Scan(&want, &have)
+	if err != nil {
+		return false, fmt.Errorf("sizing the vector index build: %w", err)
+	}
+	want = min(want, buildMemoryCap)
+	if want <= have {
+		return false, nil
+	}
+	if _, err := conn.Exec(ctx, `SELECT set_config('maintenance_work_mem', $1, false)`, fmt.Sprintf("%dkB", want/1024)); err != nil {
+		return false, fmt.Errorf("raising maintenance_work_mem for the vector index build: %w", err)
+	}
+	return true, nil
 }

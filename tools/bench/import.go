@@ -49,10 +49,14 @@ func benchImport(ctx context.Context, env *benchEnv) error {
 		name    string
 		noEmbed bool
 		writers int
+		batch   int // pages a batch; 0 is the default
 	}{
-		{"pgbrain import --no-embed --writers 1", true, 1},
-		{fmt.Sprintf("pgbrain import --no-embed (%d writers)", writers), true, writers},
-		{fmt.Sprintf("pgbrain import, local embedder (%d writers)", writers), false, writers},
+		{"pgbrain import --no-embed --writers 1", true, 1, 0},
+		{fmt.Sprintf("pgbrain import --no-embed (%d writers)", writers), true, writers, 0},
+		// The batch size before it became ingest.DefaultBatchPages, to
+		// show that change side by side.
+		{fmt.Sprintf("pgbrain import --no-embed (%d writers), 500-page batches (before)", writers), true, writers, 500},
+		{fmt.Sprintf("pgbrain import, local embedder (%d writers)", writers), false, writers, 0},
 	} {
 		u, err := env.newDatabase(ctx, "bench_import")
 		if err != nil {
@@ -63,7 +67,7 @@ func benchImport(ctx context.Context, env *benchEnv) error {
 			return err
 		}
 		start := time.Now()
-		sum, err := ingest.ImportDir(ctx, b, dir, ingest.Options{NoEmbed: tc.noEmbed, Writers: tc.writers})
+		sum, err := ingest.ImportDir(ctx, b, dir, ingest.Options{NoEmbed: tc.noEmbed, Writers: tc.writers, BatchPages: tc.batch})
 		d := time.Since(start)
 		b.Close()
 		if err != nil {

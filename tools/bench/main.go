@@ -13,6 +13,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,6 +39,7 @@ func suites() []suite {
 		{name: "search", run: benchSearch},
 		{name: "search-real", run: benchSearchReal},
 		{name: "rowsecurity", run: benchRowSecurity},
+		{name: "scale", run: benchScale},
 		{name: "importquery", run: benchImportQuery, slow: true},
 		{name: "capture", run: benchCapture},
 		{name: "serve", run: benchServe},
@@ -54,6 +57,11 @@ type benchEnv struct {
 	admin string // admin URL of the server
 	pages int    // corpus size in pages (-pages)
 	quick bool   // smaller sizes for a smoke run (-quick)
+	scale []int  // brain sizes in pages for the scale suite (-scale)
+	keep  bool   // leave the scale suite's brains in place (-keep)
+	reuse bool   // time kept scale brains instead of importing again (-reuse)
+	// forget stops a database from being dropped after its suite (-keep).
+	forget func(name string)
 	// newDatabase returns the URL of a fresh, migrated database.
 	newDatabase func(ctx context.Context, name string) (string, error)
 }
@@ -72,16 +80,34 @@ func main() {
 	pages := flag.Int("pages", 20000, "corpus size in pages")
 	quick := flag.Bool("quick", false, "small sizes, to check the suites work")
 	slow := flag.Bool("slow", false, "also run the slow suites (importquery: an hour or more at -pages 20000)")
+	scale := flag.String("scale", "20000,200000", "brain sizes in pages for the scale suite (comma-separated; make bench-large adds 1000000)")
+	keep := flag.Bool("keep", false, "scale suite: leave its brains in place (database pgbrain_bench_scale_N; useful with TEST_DATABASE_URL)")
+	reuse := flag.Bool("reuse", false, "scale suite: time the brains a -keep run left instead of importing again")
 	flag.Parse()
+	var sizes []int
+	for _, f := range strings.Split(*scale, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "bench: -scale %q: want page counts separated by commas, such as 20000,200000\n", *scale)
+			os.Exit(2)
+		}
+		sizes = append(sizes, n)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, *only, *pages, *quick, *slow); err != nil {
+	if err := run(ctx, *only, *pages, *quick, *slow, runOptions{scale: sizes, keep: *keep, reuse: *reuse}); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, only string, pages int, quick, slow bool) error {
+// runOptions are the scale suite's flags.
+type runOptions struct {
+	scale       []int
+	keep, reuse bool
+}
+
+func run(ctx context.Context, only string, pages int, quick, slow bool, o runOptions) error {
 	admin := os.Getenv("TEST_DATABASE_URL")
 	if admin == "" {
 		dir, err := os.MkdirTemp("", "pgbrain-bench-")
@@ -101,9 +127,13 @@ func run(ctx context.Context, only string, pages int, quick, slow bool) error {
 	}
 	var created []string // by the running suite
 	env := &benchEnv{out: os.Stdout, admin: admin, pages: pages, quick: quick,
+		scale: o.scale, keep: o.keep, reuse: o.reuse,
 		newDatabase: func(ctx context.Context, name string) (string, error) {
 			created = append(created, name)
 			return testdb.CreateMigrated(ctx, admin, name, testdb.Options{})
+		},
+		forget: func(name string) {
+			created = slices.DeleteFunc(created, func(s string) bool { return s == name })
 		}}
 	fmt.Fprintf(env.out, "# pgbrain bench, %s\n\n", time.Now().UTC().Format(time.RFC3339))
 	for _, s := range suites() {
