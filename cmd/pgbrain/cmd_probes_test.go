@@ -304,7 +304,7 @@ func TestNightlyCommandRecordsEveryRunAndMovesDoctor(t *testing.T) {
 	if _, errOut, code := nightlyRun(); code != 0 || !strings.Contains(errOut, "disabled") || srv.Calls() != 0 {
 		t.Fatalf("disabled run: code %d, %d calls, %s", code, srv.Calls(), errOut)
 	}
-	if out, errOut, code := nightlyRun("--json"); code != 0 || !strings.Contains(out, `"outcome":"disabled"`) || srv.Calls() != 0 {
+	if out, errOut, code := nightlyRun("--json"); code != 0 || !strings.Contains(strings.Join(strings.Fields(out), ""), `"outcome":"disabled"`) || srv.Calls() != 0 {
 		t.Fatalf("disabled run --json: code %d, %d calls, stdout %q, %s", code, srv.Calls(), out, errOut)
 	}
 	if _, err := os.Stat(audit); !os.IsNotExist(err) || len(rows()) != 0 {
