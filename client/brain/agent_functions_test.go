@@ -22,8 +22,9 @@ import (
 // A psql login granted only pgbrain_agent calls every brain.* function it
 // may execute (listed from pg_proc, not by hand) with a query that matches
 // only a blocked page, and learns nothing identifying it: no id, slug,
-// title, text or score, in any row or error. The same calls made by the
-// owner do find the page, so the probe reaches it.
+// title, text or score, in any row or error; nor does any table or view it
+// may read. The same calls made by the owner do find the page, so the
+// probe reaches it.
 func TestAgentLoginLearnsNothingOfBlockedPagesFromAnyFunction(t *testing.T) {
 	admin := testdb.New(t)
 	b, err := brain.Open(ctx(t), admin)
@@ -259,9 +260,32 @@ func TestAgentLoginLearnsNothingOfBlockedPagesFromAnyFunction(t *testing.T) {
 			ownerFound[f.Name] = true
 		}
 	}
+	// And every table or view of the brain it may read.
+	rows, err = conn.Query(ctx(t), `
+		SELECT c.relname FROM pg_class c
+		WHERE c.relnamespace = 'brain'::regnamespace AND c.relkind IN ('r', 'v', 'm')
+		  AND has_table_privilege($1, c.oid, 'SELECT')
+		ORDER BY 1`, role)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range tables {
+		sql := `SELECT coalesce(jsonb_agg(to_jsonb(x)), '[]')::text FROM brain.` + pgx.Identifier{table}.Sanitize() + ` AS x`
+		if l := leaks(sql, run(agent, sql)); len(l) > 0 {
+			t.Errorf("as the agent login, table brain.%s tells of the blocked page: %v", table, l)
+		}
+		if len(leaks(sql, run(conn, sql))) > 0 {
+			ownerFound[table] = true
+		}
+	}
 	// The probe reaches the hidden page: the owner, through the same
 	// calls, finds it by every search path and by name.
-	for _, name := range []string{"keyword_scan", "keyword_search", "vector_arm", "vector_search", "search", "search_expanded", "query", "hybrid_search", "page_access"} {
+	for _, name := range []string{"keyword_scan", "keyword_search", "vector_arm", "vector_search", "search", "search_expanded", "query", "hybrid_search", "page_access",
+		"pages", "chunks", "page_pii"} {
 		if !ownerFound[name] {
 			t.Errorf("as the owner, brain.%s with the same arguments does not find the hidden page: the probe proves nothing for it", name)
 		}
