@@ -15,6 +15,7 @@
 {{ template "detect_detail.sql" . }}
 {{ template "parse_query.sql" . }}
 {{ template "keyword_candidates.sql" . }}
+{{ template "caller_scope.sql" . }}
 {{ template "keyword_search.sql" . }}
 {{ template "vector_index_status.sql" . }}
 {{ template "vector_search.sql" . }}

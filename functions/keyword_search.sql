@@ -52,16 +52,25 @@
 -- brain.parse_query's info, so callers need not parse again).
 -- SECURITY DEFINER: it runs as the owner of the brain's tables, past their
 -- row security, because a policy keeps the planner from using the GIN
--- index for tsv @@ q (the operator is not leakproof); it returns ids and
--- scores only, and reads term statistics agents may not read. Callers read
--- text through their own policies: brain.keyword_search and brain.search
--- drop the chunks the caller may not see.
+-- index for tsv @@ q (the operator is not leakproof), and it reads term
+-- statistics agents may not read. So it filters its own output by the
+-- caller's row security (brain.caller_scope()): a caller restricted to
+-- agent-visible pages gets only rows of those pages, ranked 1.. among
+-- them, and a meta without the counts that depend on hidden chunks
+-- (candidates, rounds, terms_scanned, exact, phrases_dropped and
+-- title_scored are null); the hidden pages among the first
+-- withheld_within (default lim) rows are reported only as meta.withheld
+-- (brain.withheld_of: pages, unclassified, categories). For a caller that
+-- sees everything, withheld has zeros and nothing is filtered.
+DROP FUNCTION IF EXISTS brain.keyword_search(text, int, text[], boolean);
+DROP FUNCTION IF EXISTS brain.keyword_scan(text, int, text[], boolean, boolean);
 CREATE OR REPLACE FUNCTION brain.keyword_scan(
 	q text,
 	lim int DEFAULT 10,
 	source_ids text[] DEFAULT NULL,
 	compiled_only boolean DEFAULT false,
-	exhaustive boolean DEFAULT false)
+	exhaustive boolean DEFAULT false,
+	withheld_within int DEFAULT NULL)
 RETURNS TABLE (chunk_id bigint, page_id bigint, score float8, keyword_rank int, meta jsonb)
 LANGUAGE plpgsql STABLE ROWS 30 SECURITY DEFINER SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
@@ -109,6 +118,14 @@ DECLARE
 	live_ub float8[];
 	near_ub float8;
 	near_drop int := 1;
+	scope text := brain.caller_scope();
+	r_ids bigint[];
+	r_pids bigint[];
+	r_scores float8[];
+	shown boolean[];
+	wh jsonb := jsonb_build_object('pages', 0, 'unclassified', 0, 'categories', '[]'::jsonb);
+	hidden bigint[];
+	m jsonb;
 BEGIN
 	lim := least(greatest(coalesce(lim, 10), 1), 1000);
 	IF q IS NULL THEN
@@ -119,7 +136,7 @@ BEGIN
 	IF n_terms = 0 THEN
 		RETURN QUERY SELECT NULL::bigint, NULL::bigint, NULL::float8, NULL::int,
 			jsonb_build_object('candidates', 0, 'rounds', 0, 'terms_scanned', 0, 'terms_total', 0, 'exact', true, 'phrases_dropped', false,
-				'parser', p.info);
+				'parser', p.info, 'withheld', wh);
 		RETURN;
 	END IF;
 	filt := p.filter_q;
@@ -277,7 +294,6 @@ BEGIN
 	IF title_on THEN
 		title_n := least(cardinality(ids), greatest(depth, lim));
 	END IF;
-	RETURN QUERY
 	WITH top AS (
 		SELECT s.id, s.sc, s.st FROM unnest(ids, scores, stricts) AS s (id, sc, st)
 		ORDER BY s.sc DESC, s.id
@@ -292,14 +308,34 @@ BEGIN
 		FROM top LEFT JOIN t ON t.id = top.id
 		ORDER BY 2 DESC, 1
 		LIMIT lim)
-	SELECT f.id, c.page_id, f.sc, (row_number() OVER (ORDER BY f.sc DESC, f.id))::int, NULL::jsonb
+	SELECT coalesce(array_agg(f.id ORDER BY f.sc DESC, f.id), '{}'), coalesce(array_agg(c.page_id ORDER BY f.sc DESC, f.id), '{}'),
+	       coalesce(array_agg(f.sc ORDER BY f.sc DESC, f.id), '{}')
+	INTO r_ids, r_pids, r_scores
 	FROM f
-	JOIN brain.chunks c ON c.id = f.id
-	ORDER BY f.sc DESC, f.id;
-	RETURN QUERY SELECT NULL::bigint, NULL::bigint, NULL::float8, NULL::int,
-		jsonb_build_object('candidates', cardinality(ids), 'rounds', rounds, 'terms_scanned', taken,
+	JOIN brain.chunks c ON c.id = f.id;
+	m := jsonb_build_object('candidates', cardinality(ids), 'rounds', rounds, 'terms_scanned', taken,
 			'terms_total', n_terms, 'exact', exact OR exhaustive, 'phrases_dropped', phrases_dropped,
 			'title_scored', title_n, 'parser', p.info);
+	IF scope = 'all' THEN
+		RETURN QUERY SELECT u.id, u.pid, u.sc, u.r::int, NULL::jsonb
+			FROM unnest(r_ids, r_pids, r_scores) WITH ORDINALITY AS u (id, pid, sc, r) ORDER BY u.r;
+	ELSE
+		-- Only the caller's pages, ranked among themselves; the others
+		-- only as a count, and no statistic they move.
+		shown := ARRAY(SELECT scope = 'agent' AND coalesce((SELECT t.agent_visible FROM brain.page_pii t WHERE t.page_id = u.pid), false)
+		               FROM unnest(r_pids) WITH ORDINALITY AS u (pid, o) ORDER BY u.o);
+		RETURN QUERY SELECT u.id, u.pid, u.sc, (row_number() OVER (ORDER BY u.r))::int, NULL::jsonb
+			FROM unnest(r_ids, r_pids, r_scores, shown) WITH ORDINALITY AS u (id, pid, sc, ok, r)
+			WHERE u.ok ORDER BY u.r;
+		hidden := ARRAY(SELECT u.pid FROM unnest(r_pids, shown) WITH ORDINALITY AS u (pid, ok, r)
+		                WHERE NOT u.ok AND u.r <= coalesce(withheld_within, lim));
+		IF cardinality(hidden) > 0 THEN
+			wh := brain.withheld_of(hidden);
+		END IF;
+		m := m || jsonb_build_object('candidates', NULL, 'rounds', NULL, 'terms_scanned', NULL, 'exact', NULL,
+			'phrases_dropped', NULL, 'title_scored', NULL);
+	END IF;
+	RETURN QUERY SELECT NULL::bigint, NULL::bigint, NULL::float8, NULL::int, m || jsonb_build_object('withheld', wh);
 END
 $fn$;
 

@@ -35,15 +35,18 @@
 --   says what was cut), and so do brain.detect_detail and the 'local' query
 --   vector; snippets highlight at most the parser's terms in the first
 --   4,000 characters of a chunk.
--- * Row security: the two arms (brain.keyword_scan, brain.vector_search)
---   run as the functions' owner so that they use the GIN and HNSW indexes,
---   and return ids and scores only; every slug, title, chunk text and
+-- * Row security: the two arms (brain.keyword_scan, brain.vector_arm) run
+--   as the functions' owner so that they use the GIN and HNSW indexes, and
+--   return to a caller under the agent policy only ids and scores of pages
+--   it may see (brain.caller_scope()); every slug, title, chunk text and
 --   snippet is read here, as the caller, through the row-security policies
---   of brain.pages and brain.chunks. meta.withheld counts the pages the
---   caller may not see that had a chunk among the first lim of either arm:
---   {pages, unclassified (no current classification), categories (the
---   blocked categories, brain.pii_blocked(), those pages hold)}, zeros for a caller without row
---   security (the owner).
+--   of brain.pages and brain.chunks. meta.withheld comes from the arms: the
+--   pages the caller may not see that had a chunk among the first lim of an
+--   arm, {pages, unclassified (no current classification), categories (the
+--   blocked categories, brain.pii_blocked(), those pages hold)}; pages and
+--   unclassified are the larger of the two arms' counts (the arms name no
+--   hidden page, so one found by both is not told apart); zeros for a
+--   caller without row security (the owner).
 CREATE OR REPLACE FUNCTION brain.search(
 	q text,
 	qvec vector DEFAULT NULL,
@@ -94,6 +97,7 @@ DECLARE
 	v_ranks int[] := '{}';
 	wh jsonb := jsonb_build_object('pages', 0, 'unclassified', 0, 'categories', '[]'::jsonb);
 	vis bigint[];
+	v_wh jsonb;
 BEGIN
 	IF d NOT IN ('low', 'medium', 'high') THEN
 		RAISE EXCEPTION 'detail must be low, medium or high, not %', quote_literal(detail)
@@ -113,9 +117,10 @@ BEGIN
 		       coalesce(array_agg(s.page_id ORDER BY s.keyword_rank) FILTER (WHERE s.chunk_id IS NOT NULL), '{}'),
 		       count(DISTINCT s.page_id), max(s.meta::text)::jsonb
 		INTO kw_ids, kw_scores, kw_ranks, kw_pids, kw_pages, kw_meta
-		FROM brain.keyword_scan(q, n, source_ids, d = 'low') s;
+		FROM brain.keyword_scan(q, n, source_ids, d = 'low', withheld_within => lim) s;
 		parser := kw_meta -> 'parser';
-		kw_meta := kw_meta - 'parser';
+		wh := coalesce(kw_meta -> 'withheld', wh);
+		kw_meta := kw_meta - 'parser' - 'withheld';
 	ELSE
 		parser := (brain.parse_query(q)).info;
 	END IF;
@@ -155,10 +160,25 @@ BEGIN
 	IF NOT run_vec THEN
 		wv := 0;
 	ELSE
-		SELECT coalesce(array_agg(x.chunk_id ORDER BY x.vector_rank), '{}'), coalesce(array_agg(x.page_id ORDER BY x.vector_rank), '{}'),
-		       coalesce(array_agg(x.distance ORDER BY x.vector_rank), '{}'), coalesce(array_agg(x.vector_rank ORDER BY x.vector_rank), '{}')
-		INTO v_ids, v_pids, v_dists, v_ranks
-		FROM brain.vector_search(v, n, source_ids, d = 'low') x;
+		SELECT coalesce(array_agg(x.chunk_id ORDER BY x.vector_rank) FILTER (WHERE x.chunk_id IS NOT NULL), '{}'),
+		       coalesce(array_agg(x.page_id ORDER BY x.vector_rank) FILTER (WHERE x.chunk_id IS NOT NULL), '{}'),
+		       coalesce(array_agg(x.distance ORDER BY x.vector_rank) FILTER (WHERE x.chunk_id IS NOT NULL), '{}'),
+		       coalesce(array_agg(x.vector_rank ORDER BY x.vector_rank) FILTER (WHERE x.chunk_id IS NOT NULL), '{}'),
+		       max(x.meta::text) FILTER (WHERE x.chunk_id IS NULL)::jsonb -> 'withheld'
+		INTO v_ids, v_pids, v_dists, v_ranks, v_wh
+		FROM brain.vector_arm(v, n, source_ids, d = 'low', withheld_within => lim) x;
+		-- The arms name no hidden page, so one seen by both cannot be
+		-- told apart: the larger count of each, the union of categories.
+		IF v_wh IS NOT NULL THEN
+			wh := jsonb_build_object(
+				'pages', greatest((wh ->> 'pages')::int, (v_wh ->> 'pages')::int),
+				'unclassified', greatest((wh ->> 'unclassified')::int, (v_wh ->> 'unclassified')::int),
+				'categories', to_jsonb(ARRAY(
+					SELECT DISTINCT c COLLATE "C" FROM (
+						SELECT jsonb_array_elements_text(wh -> 'categories')
+						UNION ALL SELECT jsonb_array_elements_text(v_wh -> 'categories')) AS x (c)
+					ORDER BY 1)));
+		END IF;
 	END IF;
 	-- The candidates the caller may see: one primary-key probe each,
 	-- through the caller's policies (id = ANY is leakproof, so the index
@@ -166,24 +186,6 @@ BEGIN
 	vis := kw_ids || v_ids;
 	IF row_security_active('brain.chunks'::regclass) THEN
 		vis := ARRAY(SELECT c.id FROM brain.chunks c WHERE c.id = ANY (vis));
-	END IF;
-	-- What the caller's row security hid among the leading candidates
-	-- (nothing, and no query, when every candidate is visible).
-	IF cardinality(vis) < (SELECT count(DISTINCT x) FROM unnest(kw_ids || v_ids) x) THEN
-		SELECT jsonb_build_object(
-			'pages', count(*),
-			'unclassified', count(*) FILTER (WHERE NOT EXISTS (
-				SELECT 1 FROM brain.page_pii t WHERE t.page_id = h.pid AND NOT t.stale)),
-			'categories', to_jsonb(ARRAY(
-				SELECT c FROM unnest(brain.pages_pii_categories(coalesce(array_agg(h.pid), '{}'))) c
-				WHERE c = ANY (brain.pii_blocked()) ORDER BY c COLLATE "C")))
-		INTO wh
-		FROM (
-			SELECT DISTINCT u.pid
-			FROM (SELECT * FROM unnest(kw_ids, kw_pids, kw_ranks)
-			      UNION ALL SELECT * FROM unnest(v_ids, v_pids, v_ranks)) AS u (cid, pid, r)
-			WHERE u.r <= lim AND NOT u.cid = ANY (vis)
-		) h;
 	END IF;
 	m := jsonb_build_object(
 		'detail_resolved', d, 'vector_enabled', enabled, 'vector_ran', run_vec, 'vector_skipped', skipped,

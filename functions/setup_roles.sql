@@ -2,7 +2,7 @@
 -- install this; change it only in a new migration (docs/migrations.md).
 -- brain.setup_roles(): creates the five pgbrain roles that are missing
 -- (when the calling role may), grants each what docs/security.md lists and
--- (re)writes the row-security policies of pages and chunks. Idempotent;
+-- (re)writes the row-security policies of pages, chunks and page_pii. Idempotent;
 -- `pgbrain migrate` calls it again, so a brain whose roles a superuser
 -- created later gets its grants. Returns 'ready', or 'missing: <names>'
 -- after a WARNING naming the fix when roles are missing and cannot be
@@ -121,6 +121,15 @@ BEGIN
 			USING (EXISTS (SELECT 1 FROM brain.page_pii t WHERE t.page_id = pages.id AND t.agent_visible));
 		CREATE POLICY chunks_agent ON brain.chunks FOR SELECT TO pgbrain_agent
 			USING (EXISTS (SELECT 1 FROM brain.page_pii t WHERE t.page_id = chunks.page_id AND t.agent_visible));
+	END IF;
+	-- The classifications: an agent reads (through the policies above)
+	-- only the rows of pages it may see, so that the ids and categories
+	-- of hidden pages are not listed to it.
+	IF NOT EXISTS (SELECT 1 FROM pg_policies WHERE schemaname = 'brain' AND policyname = 'page_pii_agent') THEN
+		CREATE POLICY page_pii_trusted ON brain.page_pii TO pgbrain_owner, pgbrain_writer, pgbrain_reader, pgbrain_auditor
+			USING (true) WITH CHECK (true);
+		CREATE POLICY page_pii_agent ON brain.page_pii FOR SELECT TO pgbrain_agent
+			USING (agent_visible);
 	END IF;
 
 	-- Role settings are shared by every database of the cluster: written

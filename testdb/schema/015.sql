@@ -354,6 +354,47 @@ END;
 
 
 --
+-- Name: caller_scope(); Type: FUNCTION; Schema: brain; Owner: -
+--
+
+CREATE FUNCTION brain.caller_scope() RETURNS text
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'brain', 'public', 'pg_temp'
+    AS $$
+DECLARE
+	who name := CASE WHEN coalesce(current_setting('role', true), 'none') = 'none' THEN session_user
+	                 ELSE current_setting('role', true) END;
+	r oid;
+	bypass boolean;
+BEGIN
+	SELECT a.oid, a.rolsuper OR a.rolbypassrls INTO r, bypass FROM pg_catalog.pg_roles a WHERE a.rolname = who;
+	IF r IS NULL THEN
+		RETURN 'none';
+	END IF;
+	IF bypass OR NOT (SELECT c.relrowsecurity FROM pg_catalog.pg_class c WHERE c.oid = 'brain.chunks'::regclass)
+	   OR pg_has_role(r, (SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = 'brain.chunks'::regclass), 'USAGE') THEN
+		RETURN 'all';
+	END IF;
+	IF NOT has_table_privilege(r, 'brain.chunks'::regclass, 'SELECT') THEN
+		RAISE EXCEPTION 'permission denied for table chunks (role %)', who
+			USING ERRCODE = '42501', HINT = 'grant the role pgbrain_agent or pgbrain_reader';
+	END IF;
+	IF EXISTS (SELECT 1 FROM pg_catalog.pg_policy p, unnest(p.polroles) pr
+	           WHERE p.polrelid = 'brain.chunks'::regclass AND p.polname = 'chunks_trusted'
+	             AND (pr = 0 OR pg_has_role(r, pr, 'USAGE'))) THEN
+		RETURN 'all';
+	END IF;
+	IF EXISTS (SELECT 1 FROM pg_catalog.pg_policy p, unnest(p.polroles) pr
+	           WHERE p.polrelid = 'brain.chunks'::regclass AND p.polname = 'chunks_agent'
+	             AND (pr = 0 OR pg_has_role(r, pr, 'USAGE'))) THEN
+		RETURN 'agent';
+	END IF;
+	RETURN 'none';
+END
+$$;
+
+
+--
 -- Name: cjk_bigrams(text); Type: FUNCTION; Schema: brain; Owner: -
 --
 
@@ -1402,6 +1443,8 @@ CREATE FUNCTION brain.keyword_candidates(q tsquery, cap integer, source_ids text
     AS $$
 DECLARE
 	ids bigint[];
+	-- The ranking's bound (a cap this large or larger means no bound).
+	scan_limit constant int := 10000;
 BEGIN
 	SELECT array_agg(s.id) INTO ids FROM (
 		SELECT c.id FROM brain.chunks c
@@ -1412,12 +1455,15 @@ BEGIN
 		LIMIT cap + 1) s;
 	IF cardinality(ids) > cap THEN
 		SELECT array_agg(s.id) INTO ids FROM (
-			SELECT c.id FROM brain.chunks c
-			WHERE c.tsv @@ q
-			  AND (NOT compiled_only OR c.chunk_source = 'compiled_truth')
-			  AND (source_ids IS NULL OR c.page_id IN (
-				SELECT p.id FROM brain.pages p WHERE p.source_id = ANY (source_ids)))
-			ORDER BY ts_rank('{0.1, 0.2, 0.4, 1.0}'::float4[], c.tsv, q, 1) DESC, c.id
+			SELECT m.id FROM (
+				SELECT c.id, c.tsv FROM brain.chunks c
+				WHERE c.tsv @@ q
+				  AND (NOT compiled_only OR c.chunk_source = 'compiled_truth')
+				  AND (source_ids IS NULL OR c.page_id IN (
+					SELECT p.id FROM brain.pages p WHERE p.source_id = ANY (source_ids)))
+				-- Ranking reads every match's tsvector: at most max(25 x cap, scan_limit) of them.
+				LIMIT CASE WHEN cap < scan_limit THEN greatest(cap * 25, scan_limit) END) m
+			ORDER BY ts_rank('{0.1, 0.2, 0.4, 1.0}'::float4[], m.tsv, q, 1) DESC, m.id
 			LIMIT cap) s;
 	END IF;
 	RETURN ids;
@@ -1426,10 +1472,10 @@ $$;
 
 
 --
--- Name: keyword_scan(text, integer, text[], boolean, boolean); Type: FUNCTION; Schema: brain; Owner: -
+-- Name: keyword_scan(text, integer, text[], boolean, boolean, integer); Type: FUNCTION; Schema: brain; Owner: -
 --
 
-CREATE FUNCTION brain.keyword_scan(q text, lim integer DEFAULT 10, source_ids text[] DEFAULT NULL::text[], compiled_only boolean DEFAULT false, exhaustive boolean DEFAULT false) RETURNS TABLE(chunk_id bigint, page_id bigint, score double precision, keyword_rank integer, meta jsonb)
+CREATE FUNCTION brain.keyword_scan(q text, lim integer DEFAULT 10, source_ids text[] DEFAULT NULL::text[], compiled_only boolean DEFAULT false, exhaustive boolean DEFAULT false, withheld_within integer DEFAULT NULL::integer) RETURNS TABLE(chunk_id bigint, page_id bigint, score double precision, keyword_rank integer, meta jsonb)
     LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 30
     SET search_path TO 'brain', 'public', 'pg_temp'
     AS $$
@@ -1472,6 +1518,20 @@ DECLARE
 	near tsquery;
 	live tsquery[];
 	cap_near int := greatest(brain.search_setting('keyword_candidates')::int, 10);
+	-- A candidate scan that may match more chunks than this is replaced by
+	-- a narrower one (see near_drop): 2,000 at the default budget of 400.
+	wide float8 := 5 * greatest(brain.search_setting('keyword_candidates'), 10);
+	live_ub float8[];
+	near_ub float8;
+	near_drop int := 1;
+	scope text := brain.caller_scope();
+	r_ids bigint[];
+	r_pids bigint[];
+	r_scores float8[];
+	shown boolean[];
+	wh jsonb := jsonb_build_object('pages', 0, 'unclassified', 0, 'categories', '[]'::jsonb);
+	hidden bigint[];
+	m jsonb;
 BEGIN
 	lim := least(greatest(coalesce(lim, 10), 1), 1000);
 	IF q IS NULL THEN
@@ -1482,7 +1542,7 @@ BEGIN
 	IF n_terms = 0 THEN
 		RETURN QUERY SELECT NULL::bigint, NULL::bigint, NULL::float8, NULL::int,
 			jsonb_build_object('candidates', 0, 'rounds', 0, 'terms_scanned', 0, 'terms_total', 0, 'exact', true, 'phrases_dropped', false,
-				'parser', p.info);
+				'parser', p.info, 'withheld', wh);
 		RETURN;
 	END IF;
 	filt := p.filter_q;
@@ -1496,8 +1556,28 @@ BEGIN
 	INTO lex, dfs, idfs
 	FROM unnest(p.terms) AS l (lexeme) LEFT JOIN brain.term_stats t ON t.lexeme = l.lexeme;
 
-	live := ARRAY(SELECT g FROM unnest(p.groups) g WHERE EXISTS (
-		SELECT 1 FROM unnest(brain.tsquery_terms(g)) l JOIN brain.term_stats t ON t.lexeme = l WHERE t.doc_freq > 0));
+	-- Live groups (some chunk holds one of their terms), each with an upper
+	-- bound on the chunks it matches: the sum of its terms' frequencies.
+	SELECT coalesce(array_agg(x.g ORDER BY x.o), '{}'), coalesce(array_agg(x.ub ORDER BY x.o), '{}')
+	INTO live, live_ub
+	FROM (
+		SELECT g.g, g.o, (SELECT sum(t.doc_freq) FROM unnest(brain.tsquery_terms(g.g)) l
+		                  JOIN brain.term_stats t ON t.lexeme = l) AS ub
+		FROM unnest(p.groups) WITH ORDINALITY AS g (g, o)
+	) x
+	WHERE x.ub > 0;
+	-- Bounded cost: a GIN scan is cheap when it can skip along a rare
+	-- term's postings and costly when a common term's whole posting list
+	-- must be read and its matches ranked. "All groups but one" over two
+	-- groups is the OR of both, so when its bound (Σ over the groups left
+	-- out of the min of the others' bounds) passes wide, the candidates come
+	-- from the strict AND of the live groups instead, which holds every
+	-- chunk matching the whole query and skips along its rarest group.
+	IF cardinality(live) > 1 THEN
+		SELECT sum((SELECT min(u2) FROM unnest(live_ub) WITH ORDINALITY AS v2 (u2, o2) WHERE o2 <> v1.o1))
+		INTO near_ub FROM unnest(live_ub) WITH ORDINALITY AS v1 (u1, o1);
+		near_drop := CASE WHEN near_ub <= wide THEN 1 ELSE 0 END;
+	END IF;
 
 	<<retry>>
 	LOOP
@@ -1512,9 +1592,21 @@ BEGIN
 			                ELSE round_q || brain.lexeme_tsquery(lex[taken]) END;
 		END LOOP;
 		-- (one term alone may exceed the budget: then it is cut by ts_rank)
-		found := brain.keyword_candidates(
-			CASE WHEN filt IS NULL THEN round_q ELSE round_q && filt END,
-			CASE WHEN exhaustive THEN 2147483646 ELSE greatest(budget::int, lim) END, source_ids, only_compiled);
+		found := NULL;
+		IF NOT exhaustive AND dfs[1] > wide AND cardinality(live) > 1 THEN
+			-- Every term is common: ranking the rarest one's matches would
+			-- read its whole posting list. The chunks matching all live
+			-- groups come first; the rarest term's cut only when none do.
+			found := brain.keyword_candidates(
+				CASE WHEN filt IS NULL THEN brain.near_strict(live, 0) ELSE brain.near_strict(live, 0) && filt END,
+				greatest(budget::int, lim), source_ids, only_compiled);
+			exact := false;
+		END IF;
+		IF cardinality(found) IS NULL OR cardinality(found) = 0 THEN
+			found := brain.keyword_candidates(
+				CASE WHEN filt IS NULL THEN round_q ELSE round_q && filt END,
+				CASE WHEN exhaustive THEN 2147483646 ELSE greatest(budget::int, lim) END, source_ids, only_compiled);
+		END IF;
 		IF NOT exhaustive AND cardinality(found) >= greatest(budget::int, lim) THEN
 			exact := false;
 		END IF;
@@ -1522,15 +1614,35 @@ BEGIN
 		-- GIN scan, usually few rows, which catches the right chunk when its
 		-- words are common ones. Groups no chunk holds (a misspelling) do
 		-- not count, or they would use up the one group that may be missing.
+		-- When that scan would be unbounded (near_drop 0, above), all groups.
 		-- Not past 16 groups: the near-match tsquery grows with the square of
 		-- the groups, and a long query's rare terms already bring its
 		-- candidates (32 common words made this one step half a second on
 		-- 20,000 chunks; docs/security.md, "Bounded queries").
-		IF NOT exhaustive AND cardinality(live) BETWEEN 2 AND 16 THEN
-			near := brain.near_strict(live, 1);
+		IF NOT exhaustive AND cardinality(live) BETWEEN 2 AND 16 AND NOT (dfs[1] > wide AND near_drop = 0) THEN
+			near := brain.near_strict(live, near_drop);
 			found := ARRAY(SELECT DISTINCT x FROM unnest(coalesce(found, '{}') || coalesce(brain.keyword_candidates(
 				CASE WHEN filt IS NULL THEN near ELSE near && filt END,
 				cap_near, source_ids, only_compiled), '{}')) x);
+		END IF;
+		-- The narrow scans found fewer than lim chunks (often one: the
+		-- known item's rare word), or none (a negation excluded every chunk
+		-- holding the rare words): up to lim chunks matching all groups but
+		-- one, the first found, unranked (the scan stops there, so it is
+		-- cheap even over common words), for BM25 to order. So the answer
+		-- is full and never empty while chunks hold some of the words.
+		IF NOT exhaustive AND near_drop = 0 AND cardinality(live) BETWEEN 2 AND 16 AND coalesce(cardinality(found), 0) < lim THEN
+			near := brain.near_strict(live, 1);
+			IF filt IS NOT NULL THEN
+				near := near && filt;
+			END IF;
+			found := ARRAY(SELECT DISTINCT x FROM unnest(coalesce(found, '{}') || ARRAY(
+				SELECT c.id FROM brain.chunks c
+				WHERE c.tsv @@ near
+				  AND (NOT only_compiled OR c.chunk_source = 'compiled_truth')
+				  AND (source_ids IS NULL OR c.page_id IN (
+					SELECT pg.id FROM brain.pages pg WHERE pg.source_id = ANY (source_ids)))
+				LIMIT lim)) x);
 		END IF;
 		rounds := 1;
 		ids := '{}';
@@ -1588,7 +1700,6 @@ BEGIN
 	IF title_on THEN
 		title_n := least(cardinality(ids), greatest(depth, lim));
 	END IF;
-	RETURN QUERY
 	WITH top AS (
 		SELECT s.id, s.sc, s.st FROM unnest(ids, scores, stricts) AS s (id, sc, st)
 		ORDER BY s.sc DESC, s.id
@@ -1603,14 +1714,34 @@ BEGIN
 		FROM top LEFT JOIN t ON t.id = top.id
 		ORDER BY 2 DESC, 1
 		LIMIT lim)
-	SELECT f.id, c.page_id, f.sc, (row_number() OVER (ORDER BY f.sc DESC, f.id))::int, NULL::jsonb
+	SELECT coalesce(array_agg(f.id ORDER BY f.sc DESC, f.id), '{}'), coalesce(array_agg(c.page_id ORDER BY f.sc DESC, f.id), '{}'),
+	       coalesce(array_agg(f.sc ORDER BY f.sc DESC, f.id), '{}')
+	INTO r_ids, r_pids, r_scores
 	FROM f
-	JOIN brain.chunks c ON c.id = f.id
-	ORDER BY f.sc DESC, f.id;
-	RETURN QUERY SELECT NULL::bigint, NULL::bigint, NULL::float8, NULL::int,
-		jsonb_build_object('candidates', cardinality(ids), 'rounds', rounds, 'terms_scanned', taken,
+	JOIN brain.chunks c ON c.id = f.id;
+	m := jsonb_build_object('candidates', cardinality(ids), 'rounds', rounds, 'terms_scanned', taken,
 			'terms_total', n_terms, 'exact', exact OR exhaustive, 'phrases_dropped', phrases_dropped,
 			'title_scored', title_n, 'parser', p.info);
+	IF scope = 'all' THEN
+		RETURN QUERY SELECT u.id, u.pid, u.sc, u.r::int, NULL::jsonb
+			FROM unnest(r_ids, r_pids, r_scores) WITH ORDINALITY AS u (id, pid, sc, r) ORDER BY u.r;
+	ELSE
+		-- Only the caller's pages, ranked among themselves; the others
+		-- only as a count, and no statistic they move.
+		shown := ARRAY(SELECT scope = 'agent' AND coalesce((SELECT t.agent_visible FROM brain.page_pii t WHERE t.page_id = u.pid), false)
+		               FROM unnest(r_pids) WITH ORDINALITY AS u (pid, o) ORDER BY u.o);
+		RETURN QUERY SELECT u.id, u.pid, u.sc, (row_number() OVER (ORDER BY u.r))::int, NULL::jsonb
+			FROM unnest(r_ids, r_pids, r_scores, shown) WITH ORDINALITY AS u (id, pid, sc, ok, r)
+			WHERE u.ok ORDER BY u.r;
+		hidden := ARRAY(SELECT u.pid FROM unnest(r_pids, shown) WITH ORDINALITY AS u (pid, ok, r)
+		                WHERE NOT u.ok AND u.r <= coalesce(withheld_within, lim));
+		IF cardinality(hidden) > 0 THEN
+			wh := brain.withheld_of(hidden);
+		END IF;
+		m := m || jsonb_build_object('candidates', NULL, 'rounds', NULL, 'terms_scanned', NULL, 'exact', NULL,
+			'phrases_dropped', NULL, 'title_scored', NULL);
+	END IF;
+	RETURN QUERY SELECT NULL::bigint, NULL::bigint, NULL::float8, NULL::int, m || jsonb_build_object('withheld', wh);
 END
 $$;
 
@@ -1756,7 +1887,11 @@ CREATE TABLE brain.page_pii (
 CREATE FUNCTION brain.page_access(p_source text, p_slug text, OUT page_id bigint, OUT state text, OUT blocked text[]) RETURNS SETOF record
     LANGUAGE sql STABLE SECURITY DEFINER
     BEGIN ATOMIC
- SELECT p.id,
+ SELECT
+         CASE
+             WHEN ((s.scope = 'all'::text) OR ((s.scope = 'agent'::text) AND COALESCE(t.agent_visible, false))) THEN p.id
+             ELSE NULL::bigint
+         END AS "case",
          CASE
              WHEN (t.page_id IS NULL) THEN 'unclassified'::text
              WHEN t.stale THEN 'stale'::text
@@ -1767,8 +1902,9 @@ CREATE FUNCTION brain.page_access(p_source text, p_slug text, OUT page_id bigint
             FROM unnest(COALESCE(t.categories, '{}'::text[])) c(c)
            WHERE (c.c = ANY (brain.pii_blocked()))
            ORDER BY (c.c COLLATE "C")) AS "array"
-    FROM (brain.pages p
+    FROM ((brain.pages p
       LEFT JOIN brain.page_pii t ON ((t.page_id = p.id)))
+      CROSS JOIN ( SELECT brain.caller_scope() AS scope) s)
    WHERE ((p.source_id = page_access.p_source) AND (p.slug = page_access.p_slug));
 END;
 
@@ -2209,6 +2345,7 @@ DECLARE
 	v_ranks int[] := '{}';
 	wh jsonb := jsonb_build_object('pages', 0, 'unclassified', 0, 'categories', '[]'::jsonb);
 	vis bigint[];
+	v_wh jsonb;
 BEGIN
 	IF d NOT IN ('low', 'medium', 'high') THEN
 		RAISE EXCEPTION 'detail must be low, medium or high, not %', quote_literal(detail)
@@ -2228,9 +2365,10 @@ BEGIN
 		       coalesce(array_agg(s.page_id ORDER BY s.keyword_rank) FILTER (WHERE s.chunk_id IS NOT NULL), '{}'),
 		       count(DISTINCT s.page_id), max(s.meta::text)::jsonb
 		INTO kw_ids, kw_scores, kw_ranks, kw_pids, kw_pages, kw_meta
-		FROM brain.keyword_scan(q, n, source_ids, d = 'low') s;
+		FROM brain.keyword_scan(q, n, source_ids, d = 'low', withheld_within => lim) s;
 		parser := kw_meta -> 'parser';
-		kw_meta := kw_meta - 'parser';
+		wh := coalesce(kw_meta -> 'withheld', wh);
+		kw_meta := kw_meta - 'parser' - 'withheld';
 	ELSE
 		parser := (brain.parse_query(q)).info;
 	END IF;
@@ -2270,10 +2408,25 @@ BEGIN
 	IF NOT run_vec THEN
 		wv := 0;
 	ELSE
-		SELECT coalesce(array_agg(x.chunk_id ORDER BY x.vector_rank), '{}'), coalesce(array_agg(x.page_id ORDER BY x.vector_rank), '{}'),
-		       coalesce(array_agg(x.distance ORDER BY x.vector_rank), '{}'), coalesce(array_agg(x.vector_rank ORDER BY x.vector_rank), '{}')
-		INTO v_ids, v_pids, v_dists, v_ranks
-		FROM brain.vector_search(v, n, source_ids, d = 'low') x;
+		SELECT coalesce(array_agg(x.chunk_id ORDER BY x.vector_rank) FILTER (WHERE x.chunk_id IS NOT NULL), '{}'),
+		       coalesce(array_agg(x.page_id ORDER BY x.vector_rank) FILTER (WHERE x.chunk_id IS NOT NULL), '{}'),
+		       coalesce(array_agg(x.distance ORDER BY x.vector_rank) FILTER (WHERE x.chunk_id IS NOT NULL), '{}'),
+		       coalesce(array_agg(x.vector_rank ORDER BY x.vector_rank) FILTER (WHERE x.chunk_id IS NOT NULL), '{}'),
+		       max(x.meta::text) FILTER (WHERE x.chunk_id IS NULL)::jsonb -> 'withheld'
+		INTO v_ids, v_pids, v_dists, v_ranks, v_wh
+		FROM brain.vector_arm(v, n, source_ids, d = 'low', withheld_within => lim) x;
+		-- The arms name no hidden page, so one seen by both cannot be
+		-- told apart: the larger count of each, the union of categories.
+		IF v_wh IS NOT NULL THEN
+			wh := jsonb_build_object(
+				'pages', greatest((wh ->> 'pages')::int, (v_wh ->> 'pages')::int),
+				'unclassified', greatest((wh ->> 'unclassified')::int, (v_wh ->> 'unclassified')::int),
+				'categories', to_jsonb(ARRAY(
+					SELECT DISTINCT c COLLATE "C" FROM (
+						SELECT jsonb_array_elements_text(wh -> 'categories')
+						UNION ALL SELECT jsonb_array_elements_text(v_wh -> 'categories')) AS x (c)
+					ORDER BY 1)));
+		END IF;
 	END IF;
 	-- The candidates the caller may see: one primary-key probe each,
 	-- through the caller's policies (id = ANY is leakproof, so the index
@@ -2281,24 +2434,6 @@ BEGIN
 	vis := kw_ids || v_ids;
 	IF row_security_active('brain.chunks'::regclass) THEN
 		vis := ARRAY(SELECT c.id FROM brain.chunks c WHERE c.id = ANY (vis));
-	END IF;
-	-- What the caller's row security hid among the leading candidates
-	-- (nothing, and no query, when every candidate is visible).
-	IF cardinality(vis) < (SELECT count(DISTINCT x) FROM unnest(kw_ids || v_ids) x) THEN
-		SELECT jsonb_build_object(
-			'pages', count(*),
-			'unclassified', count(*) FILTER (WHERE NOT EXISTS (
-				SELECT 1 FROM brain.page_pii t WHERE t.page_id = h.pid AND NOT t.stale)),
-			'categories', to_jsonb(ARRAY(
-				SELECT c FROM unnest(brain.pages_pii_categories(coalesce(array_agg(h.pid), '{}'))) c
-				WHERE c = ANY (brain.pii_blocked()) ORDER BY c COLLATE "C")))
-		INTO wh
-		FROM (
-			SELECT DISTINCT u.pid
-			FROM (SELECT * FROM unnest(kw_ids, kw_pids, kw_ranks)
-			      UNION ALL SELECT * FROM unnest(v_ids, v_pids, v_ranks)) AS u (cid, pid, r)
-			WHERE u.r <= lim AND NOT u.cid = ANY (vis)
-		) h;
 	END IF;
 	m := jsonb_build_object(
 		'detail_resolved', d, 'vector_enabled', enabled, 'vector_ran', run_vec, 'vector_skipped', skipped,
@@ -2639,6 +2774,15 @@ BEGIN
 		CREATE POLICY chunks_agent ON brain.chunks FOR SELECT TO pgbrain_agent
 			USING (EXISTS (SELECT 1 FROM brain.page_pii t WHERE t.page_id = chunks.page_id AND t.agent_visible));
 	END IF;
+	-- The classifications: an agent reads (through the policies above)
+	-- only the rows of pages it may see, so that the ids and categories
+	-- of hidden pages are not listed to it.
+	IF NOT EXISTS (SELECT 1 FROM pg_policies WHERE schemaname = 'brain' AND policyname = 'page_pii_agent') THEN
+		CREATE POLICY page_pii_trusted ON brain.page_pii TO pgbrain_owner, pgbrain_writer, pgbrain_reader, pgbrain_auditor
+			USING (true) WITH CHECK (true);
+		CREATE POLICY page_pii_agent ON brain.page_pii FOR SELECT TO pgbrain_agent
+			USING (agent_visible);
+	END IF;
 
 	-- Role settings are shared by every database of the cluster: written
 	-- once, and never changed if an operator set their own.
@@ -2736,6 +2880,72 @@ END;
 
 
 --
+-- Name: vector_arm(public.vector, integer, text[], boolean, integer); Type: FUNCTION; Schema: brain; Owner: -
+--
+
+CREATE FUNCTION brain.vector_arm(qvec public.vector, lim integer DEFAULT 10, source_ids text[] DEFAULT NULL::text[], compiled_only boolean DEFAULT false, withheld_within integer DEFAULT NULL::integer) RETURNS TABLE(chunk_id bigint, page_id bigint, distance double precision, vector_rank integer, meta jsonb)
+    LANGUAGE plpgsql SECURITY DEFINER ROWS 30
+    SET search_path TO 'brain', 'public', 'pg_temp'
+    AS $$
+DECLARE
+	only_compiled boolean := coalesce(compiled_only, false);
+	scope text := brain.caller_scope();
+	r_ids bigint[];
+	r_pids bigint[];
+	r_dists float8[];
+	shown boolean[];
+	hidden bigint[];
+	wh jsonb := jsonb_build_object('pages', 0, 'unclassified', 0, 'categories', '[]'::jsonb);
+BEGIN
+	IF qvec IS NULL THEN
+		RETURN;
+	END IF;
+	IF NOT coalesce((SELECT i.indisvalid AND i.indisready FROM pg_catalog.pg_index i
+			WHERE i.indexrelid = to_regclass('brain.chunks_embedding_hnsw')), false)
+	   AND coalesce(current_setting('brain.vector_scan', true), '') <> 'exact' THEN
+		RAISE NOTICE 'the vector index is suspended or being rebuilt: searching by keyword only (see pgbrain doctor)';
+		RETURN;
+	END IF;
+	lim := least(greatest(coalesce(lim, 10), 1), 1000);
+	PERFORM set_config('hnsw.ef_search', greatest(lim, 40)::text, true);
+	IF only_compiled OR source_ids IS NOT NULL THEN
+		PERFORM set_config('hnsw.iterative_scan', 'strict_order', true);
+	END IF;
+	WITH nn AS MATERIALIZED (
+		SELECT c.id, c.page_id, c.embedding <=> qvec AS d
+		FROM brain.chunks c
+		WHERE (NOT only_compiled OR c.chunk_source = 'compiled_truth')
+		  AND (source_ids IS NULL OR EXISTS (
+			SELECT 1 FROM brain.pages p WHERE p.id = c.page_id AND p.source_id = ANY (source_ids)))
+		ORDER BY c.embedding <=> qvec
+		LIMIT lim
+	)
+	SELECT coalesce(array_agg(nn.id ORDER BY nn.d, nn.id), '{}'), coalesce(array_agg(nn.page_id ORDER BY nn.d, nn.id), '{}'),
+	       coalesce(array_agg(nn.d ORDER BY nn.d, nn.id), '{}')
+	INTO r_ids, r_pids, r_dists
+	FROM nn
+	WHERE nn.d IS NOT NULL;
+	IF scope = 'all' THEN
+		RETURN QUERY SELECT u.id, u.pid, u.d, u.r::int, NULL::jsonb
+			FROM unnest(r_ids, r_pids, r_dists) WITH ORDINALITY AS u (id, pid, d, r) ORDER BY u.r;
+	ELSE
+		shown := ARRAY(SELECT scope = 'agent' AND coalesce((SELECT t.agent_visible FROM brain.page_pii t WHERE t.page_id = u.pid), false)
+		               FROM unnest(r_pids) WITH ORDINALITY AS u (pid, o) ORDER BY u.o);
+		RETURN QUERY SELECT u.id, u.pid, u.d, (row_number() OVER (ORDER BY u.r))::int, NULL::jsonb
+			FROM unnest(r_ids, r_pids, r_dists, shown) WITH ORDINALITY AS u (id, pid, d, ok, r)
+			WHERE u.ok ORDER BY u.r;
+		hidden := ARRAY(SELECT u.pid FROM unnest(r_pids, shown) WITH ORDINALITY AS u (pid, ok, r)
+		                WHERE NOT u.ok AND u.r <= coalesce(withheld_within, lim));
+		IF cardinality(hidden) > 0 THEN
+			wh := brain.withheld_of(hidden);
+		END IF;
+	END IF;
+	RETURN QUERY SELECT NULL::bigint, NULL::bigint, NULL::float8, NULL::int, jsonb_build_object('withheld', wh);
+END
+$$;
+
+
+--
 -- Name: vector_index_state; Type: TABLE; Schema: brain; Owner: -
 --
 
@@ -2814,42 +3024,34 @@ $$;
 --
 
 CREATE FUNCTION brain.vector_search(qvec public.vector, lim integer DEFAULT 10, source_ids text[] DEFAULT NULL::text[], compiled_only boolean DEFAULT false) RETURNS TABLE(chunk_id bigint, page_id bigint, distance double precision, vector_rank integer)
-    LANGUAGE plpgsql SECURITY DEFINER ROWS 30
-    SET search_path TO 'brain', 'public', 'pg_temp'
-    AS $$
-DECLARE
-	only_compiled boolean := coalesce(compiled_only, false);
-BEGIN
-	IF qvec IS NULL THEN
-		RETURN;
-	END IF;
-	IF NOT coalesce((SELECT i.indisvalid AND i.indisready FROM pg_catalog.pg_index i
-			WHERE i.indexrelid = to_regclass('brain.chunks_embedding_hnsw')), false)
-	   AND coalesce(current_setting('brain.vector_scan', true), '') <> 'exact' THEN
-		RAISE NOTICE 'the vector index is suspended or being rebuilt: searching by keyword only (see pgbrain doctor)';
-		RETURN;
-	END IF;
-	lim := least(greatest(coalesce(lim, 10), 1), 1000);
-	PERFORM set_config('hnsw.ef_search', greatest(lim, 40)::text, true);
-	IF only_compiled OR source_ids IS NOT NULL THEN
-		PERFORM set_config('hnsw.iterative_scan', 'strict_order', true);
-	END IF;
-	RETURN QUERY
-	WITH nn AS MATERIALIZED (
-		SELECT c.id, c.page_id, c.embedding <=> qvec AS d
-		FROM brain.chunks c
-		WHERE (NOT only_compiled OR c.chunk_source = 'compiled_truth')
-		  AND (source_ids IS NULL OR EXISTS (
-			SELECT 1 FROM brain.pages p WHERE p.id = c.page_id AND p.source_id = ANY (source_ids)))
-		ORDER BY c.embedding <=> qvec
-		LIMIT lim
-	)
-	SELECT nn.id, nn.page_id, nn.d, (row_number() OVER (ORDER BY nn.d, nn.id))::int AS r
-	FROM nn
-	WHERE nn.d IS NOT NULL
-	ORDER BY r;
-END
-$$;
+    LANGUAGE sql ROWS 30
+    BEGIN ATOMIC
+ SELECT v.chunk_id,
+     v.page_id,
+     v.distance,
+     v.vector_rank
+    FROM brain.vector_arm(vector_search.qvec, vector_search.lim, vector_search.source_ids, vector_search.compiled_only) v(chunk_id, page_id, distance, vector_rank, meta)
+   WHERE (v.chunk_id IS NOT NULL)
+   ORDER BY v.vector_rank;
+END;
+
+
+--
+-- Name: withheld_of(bigint[]); Type: FUNCTION; Schema: brain; Owner: -
+--
+
+CREATE FUNCTION brain.withheld_of(page_ids bigint[]) RETURNS jsonb
+    LANGUAGE sql STABLE
+    BEGIN ATOMIC
+ SELECT jsonb_build_object('pages', count(DISTINCT u.pid), 'unclassified', count(DISTINCT u.pid) FILTER (WHERE (NOT (EXISTS ( SELECT 1
+            FROM brain.page_pii t
+           WHERE ((t.page_id = u.pid) AND (NOT t.stale)))))), 'categories', to_jsonb(ARRAY( SELECT DISTINCT (c.c COLLATE "C") AS c
+            FROM brain.page_pii t,
+             LATERAL unnest(t.categories) c(c)
+           WHERE ((t.page_id = ANY (withheld_of.page_ids)) AND (c.c = ANY (brain.pii_blocked())))
+           ORDER BY (c.c COLLATE "C")))) AS jsonb_build_object
+    FROM unnest(COALESCE(withheld_of.page_ids, '{}'::bigint[])) u(pid);
+END;
 
 
 --
@@ -3262,8 +3464,8 @@ ALTER TABLE ONLY brain.pages ALTER COLUMN id SET DEFAULT nextval('brain.pages_id
 -- Data for Name: audit_log; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.audit_log VALUES (1, '2026-11-25 00:05:49.466446+00', 's-1', '', 'query', 'success', NULL, '{}', 'search', 'a036edbe74eadd8b170718c92f505b9fdf1d1f6b45f9a5daa26395cc39359e30', 1, '\x0000000000000000000000000000000000000000000000000000000000000000', '\x78fab56e5d78c0ee80d13b0eb0a5e26cd3a5d49dede92d6288200e07a69c2e8d');
-INSERT INTO brain.audit_log VALUES (2, '2026-11-25 00:05:49.468011+00', 's-1', '', 'get_page', 'refused', 'pii_blocked', '{credential}', 'read', '4966388653f18705c65234b96bb1ecc7bca43d2f476e57484b966f6d614da567', 1, '\x78fab56e5d78c0ee80d13b0eb0a5e26cd3a5d49dede92d6288200e07a69c2e8d', '\x677211a42e6f5a812900fe864c6a07d54a4802fec5a39e42695e0ac1b3c7d98f');
+INSERT INTO brain.audit_log VALUES (1, '2026-11-25 00:31:18.097105+00', 's-1', '', 'query', 'success', NULL, '{}', 'search', 'a036edbe74eadd8b170718c92f505b9fdf1d1f6b45f9a5daa26395cc39359e30', 1, '\x0000000000000000000000000000000000000000000000000000000000000000', '\xf541e95eeeb7f4491bc264fa28290e3092dedcba2a34d69be61c3e3bda41ceaf');
+INSERT INTO brain.audit_log VALUES (2, '2026-11-25 00:31:18.09874+00', 's-1', '', 'get_page', 'refused', 'pii_blocked', '{credential}', 'read', '4966388653f18705c65234b96bb1ecc7bca43d2f476e57484b966f6d614da567', 1, '\xf541e95eeeb7f4491bc264fa28290e3092dedcba2a34d69be61c3e3bda41ceaf', '\x6c3099e33b1d1f1b47bc1ca41e44195f04a7535d8d8b2965a31eb71691d55f9e');
 
 
 --
@@ -3280,11 +3482,11 @@ INSERT INTO brain.chunks VALUES (4, 2, 1, 'timeline', '2024-03-01: new wicks', '
 -- Data for Name: config; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.config VALUES ('embedding_dim', '256', '2026-11-25 00:05:49.252579+00');
-INSERT INTO brain.config VALUES ('embedder', 'local', '2026-11-25 00:05:49.252579+00');
-INSERT INTO brain.config VALUES ('embed_model', 'hash-tsv-v1', '2026-11-25 00:05:49.252579+00');
-INSERT INTO brain.config VALUES ('schema_version', '15', '2026-11-25 00:05:49.252579+00');
-INSERT INTO brain.config VALUES ('functions_checksum', '95426e055a3ce1eb31a18533edb85b4362c4d16683a0a4a0b084383665caf598:fa47ad4f9e5c212c93ca3b3b7fca35ec8e2ba837e26dc1c0e349e1ced9099204', '2026-11-25 00:05:49.439179+00');
+INSERT INTO brain.config VALUES ('embedding_dim', '256', '2026-11-25 00:31:17.975886+00');
+INSERT INTO brain.config VALUES ('embedder', 'local', '2026-11-25 00:31:17.975886+00');
+INSERT INTO brain.config VALUES ('embed_model', 'hash-tsv-v1', '2026-11-25 00:31:17.975886+00');
+INSERT INTO brain.config VALUES ('schema_version', '15', '2026-11-25 00:31:17.975886+00');
+INSERT INTO brain.config VALUES ('functions_checksum', '0e138be3fb45a0e8f5b0520bbcbde5e25ffc7b4466830f636dc4be4b1f54c995:31a57c7850aa30effbb4d1485be7b9d65b5f2a3429e947aee94fe6e111b96b36', '2026-11-25 00:31:18.073229+00');
 
 
 --
@@ -3304,14 +3506,14 @@ INSERT INTO brain.corpus_stats VALUES (true, 4, 26);
 -- Data for Name: eval_candidates; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.eval_candidates VALUES (1, 'query', 'who keeps the lanterns', '{people/alice-smith}', '{}', '{}', NULL, NULL, NULL, true, false, 4.200, false, NULL, NULL, '2026-11-25 00:05:49.465752+00');
+INSERT INTO brain.eval_candidates VALUES (1, 'query', 'who keeps the lanterns', '{people/alice-smith}', '{}', '{}', NULL, NULL, NULL, true, false, 4.200, false, NULL, NULL, '2026-11-25 00:31:18.096482+00');
 
 
 --
 -- Data for Name: eval_capture_failures; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-25 00:05:49.45803+00', '2026-11-25 00:05:49.45803+00', 'search', 'db_down', NULL, 'connection refused', NULL);
+INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-25 00:31:18.088626+00', '2026-11-25 00:31:18.088626+00', 'search', 'db_down', NULL, 'connection refused', NULL);
 
 
 --
@@ -3360,17 +3562,17 @@ INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-25 00:05:49.45803+00
 -- Data for Name: page_pii; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.page_pii VALUES (1, '{contact}', DEFAULT, 'heuristic', '2026-11-25 00:05:49.45803+00', false, true);
-INSERT INTO brain.page_pii VALUES (3, '{contact}', DEFAULT, 'heuristic', '2026-11-25 00:05:49.45803+00', false, true);
+INSERT INTO brain.page_pii VALUES (1, '{contact}', DEFAULT, 'heuristic', '2026-11-25 00:31:18.088626+00', false, true);
+INSERT INTO brain.page_pii VALUES (3, '{contact}', DEFAULT, 'heuristic', '2026-11-25 00:31:18.088626+00', false, true);
 
 
 --
 -- Data for Name: pages; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.pages VALUES (1, 'default', 'people/alice-smith', 'Alice Smith', 'page', 'Alice keeps the harbour lanterns lit.', '', '{}', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '2026-11-25 00:05:49.45803+00', '2026-11-25 00:05:49.45803+00');
-INSERT INTO brain.pages VALUES (2, 'default', 'projects/lantern', 'Lantern project', 'page', 'Brass lanterns, rebuilt every spring.', '2024-03-01: new wicks', '{}', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '2026-11-25 00:05:49.45803+00', '2026-11-25 00:05:49.45803+00');
-INSERT INTO brain.pages VALUES (3, 'notes', 'people/alice-smith', 'Alice (notes)', 'page', 'Call Alice about the wicks.', '', '{}', 'cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc', '2026-11-25 00:05:49.45803+00', '2026-11-25 00:05:49.45803+00');
+INSERT INTO brain.pages VALUES (1, 'default', 'people/alice-smith', 'Alice Smith', 'page', 'Alice keeps the harbour lanterns lit.', '', '{}', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '2026-11-25 00:31:18.088626+00', '2026-11-25 00:31:18.088626+00');
+INSERT INTO brain.pages VALUES (2, 'default', 'projects/lantern', 'Lantern project', 'page', 'Brass lanterns, rebuilt every spring.', '2024-03-01: new wicks', '{}', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '2026-11-25 00:31:18.088626+00', '2026-11-25 00:31:18.088626+00');
+INSERT INTO brain.pages VALUES (3, 'notes', 'people/alice-smith', 'Alice (notes)', 'page', 'Call Alice about the wicks.', '', '{}', 'cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc', '2026-11-25 00:31:18.088626+00', '2026-11-25 00:31:18.088626+00');
 
 
 --
@@ -3396,8 +3598,8 @@ INSERT INTO brain.source_boosts VALUES ('people/', 1.5);
 -- Data for Name: sources; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.sources VALUES ('default', 'Default source', '2026-11-25 00:05:49.252579+00', '{}');
-INSERT INTO brain.sources VALUES ('notes', 'Notes', '2026-11-25 00:05:49.45803+00', '{}');
+INSERT INTO brain.sources VALUES ('default', 'Default source', '2026-11-25 00:31:17.975886+00', '{}');
+INSERT INTO brain.sources VALUES ('notes', 'Notes', '2026-11-25 00:31:18.088626+00', '{}');
 
 
 --
@@ -3960,6 +4162,26 @@ CREATE POLICY chunks_agent ON brain.chunks FOR SELECT TO pgbrain_agent USING ((E
 --
 
 CREATE POLICY chunks_trusted ON brain.chunks TO pgbrain_owner, pgbrain_writer, pgbrain_reader USING (true) WITH CHECK (true);
+
+
+--
+-- Name: page_pii; Type: ROW SECURITY; Schema: brain; Owner: -
+--
+
+ALTER TABLE brain.page_pii ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: page_pii page_pii_agent; Type: POLICY; Schema: brain; Owner: -
+--
+
+CREATE POLICY page_pii_agent ON brain.page_pii FOR SELECT TO pgbrain_agent USING (agent_visible);
+
+
+--
+-- Name: page_pii page_pii_trusted; Type: POLICY; Schema: brain; Owner: -
+--
+
+CREATE POLICY page_pii_trusted ON brain.page_pii TO pgbrain_auditor, pgbrain_owner, pgbrain_writer, pgbrain_reader USING (true) WITH CHECK (true);
 
 
 --
