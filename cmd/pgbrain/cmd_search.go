@@ -56,6 +56,7 @@ func searchCommand() *cli.Command {
 				return err
 			}
 			rec.Record(c.Context, r, capture.Caller{})
+			noWordsNote(c.App.ErrWriter, r)
 			return printResponse(c.App.Writer, r, c.Bool("json"))
 		},
 	}
@@ -127,6 +128,7 @@ func queryCommand() *cli.Command {
 				// echo the query: scrubbed like every other stderr line.
 				fmt.Fprintf(c.App.ErrWriter, "pgbrain: note: %s\n", scrub.Scrub(x.Note))
 			}
+			noWordsNote(c.App.ErrWriter, r)
 			reportUsage(c.App.ErrWriter, meter)
 			if c.Bool("json") && meter != nil {
 				return json.NewEncoder(c.App.Writer).Encode(struct {
@@ -136,6 +138,16 @@ func queryCommand() *cli.Command {
 			}
 			return printResponse(c.App.Writer, r, c.Bool("json"))
 		},
+	}
+}
+
+// noWordsNote says why an answer is empty when the query held no word to
+// search for (only punctuation, symbols or stop words), so "no results" is
+// not read as "nothing in the brain matches".
+func noWordsNote(w io.Writer, r *search.Response) {
+	terms, ok := r.Meta.Parser["terms"].([]any)
+	if len(r.Results) == 0 && ok && len(terms) == 0 {
+		fmt.Fprintln(w, "pgbrain: note: the query holds no word to search for (only punctuation, symbols or stop words such as 'the'); see docs/retrieval.md, \"Query grammar\"")
 	}
 }
 

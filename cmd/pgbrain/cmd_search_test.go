@@ -95,3 +95,34 @@ func TestSearchMetaIsBrainSearchMeta(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyQuerySaysWhy: a query of punctuation or stop words answers
+// nothing, and stderr says it held no word, while a real word that no page
+// holds gets no such note.
+func TestEmptyQuerySaysWhy(t *testing.T) {
+	url := testdb.New(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("# Widgets\nWidget Co makes widgets.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := pgbrain(t, url, "", "import", dir); code != 0 {
+		t.Fatalf("import: exit %d: %s %s", code, out, errOut)
+	}
+	for _, tc := range []struct {
+		cmd, q string
+		note   bool
+	}{
+		{"search", "?.,;:", true},
+		{"query", "!!!", true},
+		{"query", "the of and", true},
+		{"search", "zzyzzx", false},
+	} {
+		out, errOut, code := pgbrain(t, url, "", tc.cmd, tc.q)
+		if code != 0 || !strings.Contains(out, "no results") {
+			t.Fatalf("%s %q: exit %d, stdout %q, stderr %q", tc.cmd, tc.q, code, out, errOut)
+		}
+		if got := strings.Contains(errOut, "holds no word to search for"); got != tc.note {
+			t.Errorf("%s %q: note %v, want %v; stderr %q", tc.cmd, tc.q, got, tc.note, errOut)
+		}
+	}
+}
