@@ -53,13 +53,48 @@ var (
 		"iris scan", "iris recognition", "voiceprint", "voice print", "palm print",
 		"palmprint", "hand geometry", "biometric", "biometrics", "gait recognition",
 	)
-	// fingerprintQualifiers name technical fingerprints (of keys, files,
-	// browsers) that are not biometric.
+	// "fingerprint" is biometric only with a person or a finger in view and
+	// no key, certificate or hash: see fingerprint.go.
+	fingerprintPersonal = wordSet(
+		// whose fingerprint
+		"my", "his", "her", "their", "your", "our", "him", "them", "someone", "employee", "employees", "staff", "worker", "workers",
+		"patient", "patients", "applicant", "applicants", "suspect", "suspects",
+		"visitor", "visitors", "child", "children", "student", "students", "person",
+		"persons", "people", "citizen", "citizens", "customer", "customers",
+		"passenger", "passengers", "traveler", "travelers", "traveller", "travellers",
+		"immigrant", "immigrants", "victim", "victims", "criminal", "criminals",
+		"inmate", "inmates", "prisoner", "prisoners", "individual", "individuals",
+		"police", "forensic", "forensics", "finger", "fingers", "thumb", "ink", "inked",
+		// what is done with it
+		"took", "taken", "collect", "collects", "collected",
+		"collecting", "lifted", "dusted", "scan", "scans", "scanned", "scanning",
+		"scanner", "scanners", "reader", "readers", "sensor", "sensors", "unlock",
+		"unlocks", "unlocked", "unlocking", "enrol", "enroll", "enrolled", "enrolment",
+		"enrollment", "login", "logon", "authentication", "recognition",
+		"identification", "biometric", "biometrics", "template", "templates", "data",
+		"record", "records",
+	)
+	// fingerprintSubjects are people who can be fingerprinted; "you verify
+	// the fingerprint" is a manual speaking to its reader.
+	fingerprintSubjects = wordSet("he", "she", "i", "we", "you", "they")
+	// fingerprintTechnical anywhere in the window makes the fingerprint one of
+	// a key, certificate, file or hash.
+	fingerprintTechnical = wordSet(
+		"key", "keys", "keyid", "keyring", "keyrings", "keygrip", "ssh", "sshfp", "host",
+		"hosts", "gpg", "gnupg", "pgp", "openpgp", "tls", "ssl", "openssl", "x509",
+		"certificate", "certificates", "cert", "certs", "crl", "sha", "sha1", "sha224",
+		"sha256", "sha384", "sha512", "md5", "hash", "hashes", "hashed", "hex",
+		"hexadecimal", "digest", "digests", "rsa", "dsa", "ecdsa", "ed25519", "fpr",
+		"signature", "signatures", "signed", "signing", "dns", "browser", "canvas", "file",
+		"files", "package", "packages", "commit", "build", "schema", "config", "binary",
+		"checksum", "checksums", "crypto", "cryptography", "cryptographic", "molecular",
+		"chemical",
+	)
+	// fingerprintQualifiers are technical only right before the word ("device
+	// fingerprint"); further away they are as likely the phone a finger unlocks.
 	fingerprintQualifiers = wordSet(
-		"key", "ssh", "host", "gpg", "pgp", "tls", "ssl", "x509", "certificate", "cert",
-		"sha1", "sha256", "sha", "256", "md5", "browser", "device", "canvas", "public",
-		"server", "file", "content", "package", "hash", "commit", "build", "schema",
-		"query", "image", "audio", "digital", "config", "api", "client",
+		"device", "public", "server", "client", "content", "query", "image", "audio",
+		"digital", "api", "256",
 	)
 	behavioralTerms = phrases(
 		"browsing history", "browser history", "search history", "purchase history",
@@ -123,7 +158,7 @@ const (
 	roleMedical     = 1 << iota // a medical context word
 	roleDirect                  // starts a phrase of a directTerms table
 	roleCondition               // starts a healthConditions phrase
-	roleFingerprint             // "fingerprint", "fingerprints"
+	roleFingerprint             // "fingerprint", "fingerprints", "fingerprinted"
 	roleDemographic             // a demographic field or identity term
 	roleStreet                  // a street suffix
 	roleBox                     // "box", as in PO Box
@@ -152,7 +187,7 @@ var lexicon = func() wordRoles {
 	for w := range healthConditions {
 		add(roleCondition, w)
 	}
-	add(roleFingerprint, "fingerprint", "fingerprints")
+	add(roleFingerprint, "fingerprint", "fingerprints", "fingerprinted")
 	for w := range demographicFields {
 		add(roleDemographic, w)
 	}
@@ -211,10 +246,8 @@ func (f *finder) words() {
 				conditions = append(conditions, word{w.ws[k].s, w.ws[end-1].e})
 			}
 		}
-		if role&roleFingerprint != 0 {
-			if k == 0 || !w.joined(k-1) || !fingerprintQualifiers[w.word(k-1)] {
-				w.addWords(k, k+1, KindBiometric)
-			}
+		if role&roleFingerprint != 0 && w.biometricFingerprint(k) {
+			w.addWords(k, k+1, KindBiometric)
 		}
 		if role&roleDemographic != 0 {
 			w.demographic(k)
