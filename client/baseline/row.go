@@ -12,43 +12,19 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
+
+	"github.com/pgbrain/pgbrain/client/evalrow"
 )
 
-// Row is one export row (NDJSON v1, see docs/eval-export.md), plus the
+// Row is one export row (evalrow.Row, the NDJSON v1 shape) plus the
 // query_hash a baseline adds.
 type Row struct {
-	SchemaVersion     int      `json:"schema_version"`
-	ID                int64    `json:"id"`
-	ToolName          string   `json:"tool_name"`
-	Query             string   `json:"query"`
-	RetrievedSlugs    []string `json:"retrieved_slugs"`
-	RetrievedChunkIDs []int64  `json:"retrieved_chunk_ids"`
-	SourceIDs         []string `json:"source_ids"`
-	ExpandEnabled     *bool    `json:"expand_enabled"`
-	Detail            *string  `json:"detail"`
-	DetailResolved    *string  `json:"detail_resolved"`
-	VectorEnabled     *bool    `json:"vector_enabled"`
-	ExpansionApplied  bool     `json:"expansion_applied"`
-	LatencyMS         float64  `json:"latency_ms"`
-	Remote            bool     `json:"remote"`
-	JobID             *int64   `json:"job_id"`
-	SubagentID        *int64   `json:"subagent_id"`
-	CreatedAt         string   `json:"created_at,omitempty"`
-	QueryHash         string   `json:"query_hash,omitempty"`
+	evalrow.Row
+	QueryHash string `json:"query_hash,omitempty"`
 
 	// Line is the row's line in its file; Raw is the line as read.
 	Line int             `json:"-"`
 	Raw  json.RawMessage `json:"-"`
-}
-
-// Created is the row's capture time, zero when absent or unreadable.
-func (r Row) Created() time.Time {
-	t, err := time.Parse(time.RFC3339Nano, r.CreatedAt)
-	if err != nil {
-		return time.Time{}
-	}
-	return t
 }
 
 // Kind is the value of a baseline's metadata "_kind".
@@ -143,35 +119,13 @@ func ParseMetadata(line []byte) (*Metadata, error) {
 	return &m, nil
 }
 
-// ParseRow parses one export row.
+// ParseRow parses one export row (see evalrow.Parse), keeping a baseline's
+// query_hash and the line as read.
 func ParseRow(line []byte) (Row, error) {
-	var probe struct {
-		SchemaVersion *json.Number `json:"schema_version"`
-		ToolName      *string      `json:"tool_name"`
-		Query         *string      `json:"query"`
-	}
-	if err := json.Unmarshal(line, &probe); err != nil {
-		return Row{}, fmt.Errorf("not a JSON object: %w (each line must be one export row)", err)
-	}
-	switch {
-	case probe.SchemaVersion == nil:
-		return Row{}, errors.New("missing \"schema_version\": export rows start with \"schema_version\":1")
-	case probe.SchemaVersion.String() != "1":
-		return Row{}, fmt.Errorf("schema_version %s is not supported (this pgbrain reads version 1): upgrade pgbrain or export again", probe.SchemaVersion.String())
-	case probe.ToolName == nil || (*probe.ToolName != "query" && *probe.ToolName != "search"):
-		return Row{}, errors.New("\"tool_name\" must be \"query\" or \"search\"")
-	case probe.Query == nil:
-		return Row{}, errors.New("missing \"query\": every row needs the query text (it may be empty)")
-	}
 	var r Row
-	if err := json.Unmarshal(line, &r); err != nil {
-		return Row{}, fmt.Errorf("a field has the wrong type: %w", err)
-	}
-	if r.Detail != nil && !validDetail(*r.Detail) {
-		return Row{}, fmt.Errorf("\"detail\" %q is not low, medium, high or null", *r.Detail)
+	if err := evalrow.Decode(line, &r); err != nil {
+		return Row{}, err
 	}
 	r.Raw = append(json.RawMessage(nil), line...)
 	return r, nil
 }
-
-func validDetail(d string) bool { return d == "low" || d == "medium" || d == "high" }

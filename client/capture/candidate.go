@@ -3,6 +3,7 @@ package capture
 import (
 	"strings"
 
+	"github.com/pgbrain/pgbrain/client/evalrow"
 	"github.com/pgbrain/pgbrain/client/search"
 )
 
@@ -13,46 +14,31 @@ type Caller struct {
 	SubagentID *int64 // the subagent that owns the run
 }
 
-// candidate is one row of brain.eval_candidates before scrubbing.
-type candidate struct {
-	Tool             string
-	Query            string
-	Slugs            []string
-	ChunkIDs         []int64
-	SourceIDs        []string
-	ExpandEnabled    *bool
-	Detail           *string
-	DetailResolved   *string
-	VectorEnabled    bool
-	ExpansionApplied bool
-	LatencyMS        float64
-	Remote           bool
-	JobID            *int64
-	SubagentID       *int64
-}
-
-// newCandidate copies what capture keeps from a response, so the caller may
-// reuse or change resp as soon as Record returns.
-func newCandidate(resp *search.Response, c Caller) candidate {
+// newCandidate is the row capture inserts into brain.eval_candidates, before
+// scrubbing; the database assigns id and created_at. It copies what capture
+// keeps from a response, so the caller may reuse or change resp as soon as
+// Record returns.
+func newCandidate(resp *search.Response, c Caller) evalrow.Row {
 	m := resp.Meta
-	cand := candidate{
-		Tool:             m.Tool,
-		Query:            resp.Query,
-		Slugs:            make([]string, 0, len(resp.Results)),
-		ChunkIDs:         make([]int64, 0, len(resp.Results)),
-		SourceIDs:        []string{},
-		ExpandEnabled:    copyPtr(m.ExpandEnabled),
-		Detail:           copyPtr(m.Detail),
-		DetailResolved:   copyPtr(m.DetailResolved),
-		VectorEnabled:    m.VectorEnabled,
-		ExpansionApplied: m.ExpansionApplied,
-		LatencyMS:        m.LatencyMS,
-		Remote:           c.Remote,
-		JobID:            copyPtr(c.JobID),
-		SubagentID:       copyPtr(c.SubagentID),
+	cand := evalrow.Row{
+		SchemaVersion:     evalrow.SchemaVersion,
+		ToolName:          m.Tool,
+		Query:             resp.Query,
+		RetrievedSlugs:    make([]string, 0, len(resp.Results)),
+		RetrievedChunkIDs: make([]int64, 0, len(resp.Results)),
+		SourceIDs:         []string{},
+		ExpandEnabled:     copyPtr(m.ExpandEnabled),
+		Detail:            copyPtr(m.Detail),
+		DetailResolved:    copyPtr(m.DetailResolved),
+		VectorEnabled:     copyPtr(&m.VectorEnabled),
+		ExpansionApplied:  m.ExpansionApplied,
+		LatencyMS:         m.LatencyMS,
+		Remote:            c.Remote,
+		JobID:             copyPtr(c.JobID),
+		SubagentID:        copyPtr(c.SubagentID),
 	}
 	// Search has no expansion concept; the table refuses a value there.
-	if cand.Tool == "search" {
+	if cand.ToolName == "search" {
 		cand.ExpandEnabled = nil
 	}
 	seenSlug := map[string]bool{}
@@ -60,9 +46,9 @@ func newCandidate(resp *search.Response, c Caller) candidate {
 	for _, r := range resp.Results {
 		if !seenSlug[r.Slug] {
 			seenSlug[r.Slug] = true
-			cand.Slugs = append(cand.Slugs, r.Slug)
+			cand.RetrievedSlugs = append(cand.RetrievedSlugs, r.Slug)
 		}
-		cand.ChunkIDs = append(cand.ChunkIDs, r.ChunkID)
+		cand.RetrievedChunkIDs = append(cand.RetrievedChunkIDs, r.ChunkID)
 		if !seenSource[r.SourceID] {
 			seenSource[r.SourceID] = true
 			cand.SourceIDs = append(cand.SourceIDs, r.SourceID)

@@ -24,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgbrain/pgbrain/client/evalconfig"
+	"github.com/pgbrain/pgbrain/client/evalrow"
 	"github.com/pgbrain/pgbrain/client/scrub"
 	"github.com/pgbrain/pgbrain/client/search"
 )
@@ -149,33 +150,33 @@ func (r *Recorder) goTracked(f func()) {
 	}()
 }
 
-func (r *Recorder) capture(cand candidate) {
+func (r *Recorder) capture(cand evalrow.Row) {
 	select {
 	case r.sem <- struct{}{}:
 		defer func() { <-r.sem }()
 	case <-r.base.Done():
-		r.fail(newFailure(cand.Tool, ReasonOther, "", "capture abandoned: drain timeout at process exit"))
+		r.fail(newFailure(cand.ToolName, ReasonOther, "", "capture abandoned: drain timeout at process exit"))
 		return
 	}
 	q, ok := r.scrubQuery(cand.Query)
 	if !ok {
-		r.fail(newFailure(cand.Tool, ReasonScrubberException, "", "the PII scrubber panicked; the query was not stored"))
+		r.fail(newFailure(cand.ToolName, ReasonScrubberException, "", "the PII scrubber panicked; the query was not stored"))
 		return
 	}
 	cand.Query = q
 	ctx, cancel := context.WithTimeout(r.base, insertTimeout)
 	defer cancel()
 	_, err := r.db.Exec(ctx, insertCandidateSQL,
-		cand.Tool, cand.Query, cand.Slugs, cand.ChunkIDs, cand.SourceIDs,
+		cand.ToolName, cand.Query, cand.RetrievedSlugs, cand.RetrievedChunkIDs, cand.SourceIDs,
 		cand.ExpandEnabled, cand.Detail, cand.DetailResolved, cand.VectorEnabled,
 		cand.ExpansionApplied, cand.LatencyMS, cand.Remote, cand.JobID, cand.SubagentID)
 	if err != nil {
 		if r.base.Err() != nil {
-			r.fail(newFailure(cand.Tool, ReasonOther, "", "capture abandoned: drain timeout at process exit"))
+			r.fail(newFailure(cand.ToolName, ReasonOther, "", "capture abandoned: drain timeout at process exit"))
 			return
 		}
 		reason, state := classify(err)
-		r.fail(newFailure(cand.Tool, reason, state, summarize(err)))
+		r.fail(newFailure(cand.ToolName, reason, state, summarize(err)))
 		return
 	}
 	if r.spool.nonEmpty() {
