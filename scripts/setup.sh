@@ -191,6 +191,10 @@ if [ "${PGBRAIN_SETUP_TESTS:-}" = 1 ] && command -v apt-cache >/dev/null 2>&1; t
 	if ! ls /usr/share/man/*/*.gz >/dev/null 2>&1; then
 		apt_install manpages
 	fi
+	# The classifier's fingerprint test reads key-fingerprint pages of these.
+	if [ ! -f /usr/share/man/man1/ssh.1.gz ] || [ ! -f /usr/share/man/man1/dpkg-buildpackage.1.gz ]; then
+		apt_install openssh-client dpkg-dev
+	fi
 fi
 
 # 4a'. For the query expansion measurement (tools/expansioneval, see
