@@ -19,6 +19,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/pgbrain/pgbrain/client/atomicfile"
 )
 
 // FileName is the config file inside $PGBRAIN_HOME.
@@ -169,20 +171,5 @@ func SetNightly(home string, enabled bool, maxUSD *float64) error {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return fmt.Errorf("creating %s: %w", home, err)
 	}
-	tmp, err := os.CreateTemp(home, "."+FileName+".*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(out, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, append(out, '\n'), 0o600)
 }

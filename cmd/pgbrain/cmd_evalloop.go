@@ -17,6 +17,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pgbrain/pgbrain/client/atomicfile"
 	"github.com/pgbrain/pgbrain/client/baseline"
 	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/budget"
@@ -810,24 +811,13 @@ func sameFile(a, b string) bool {
 
 // rewriteRows replaces path with rows (no summary), atomically.
 func rewriteRows(path string, rows []longmemeval.Row) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("rewriting %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
+	var buf bytes.Buffer
 	for _, r := range rows {
-		if err := longmemeval.WriteRow(tmp, r); err != nil {
-			tmp.Close()
+		if err := longmemeval.WriteRow(&buf, r); err != nil {
 			return fmt.Errorf("rewriting %s: %w", path, err)
 		}
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("rewriting %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("rewriting %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, buf.Bytes(), 0o600)
 }
 
 // envJudgeModel names the judge model of eval longmemeval --judge.
