@@ -86,6 +86,13 @@ func Hybrid(ctx context.Context, db Querier, q string, qvec []float32, o Options
 	if err != nil {
 		return nil, err
 	}
+	stampQuery(r, o)
+	return r, nil
+}
+
+// stampQuery records in r's meta what a query tool call asked for: the
+// tool, whether expansion was enabled and the detail level given.
+func stampQuery(r *Response, o Options) {
 	r.Meta.Tool = "query"
 	expand := o.Expand
 	r.Meta.ExpandEnabled = &expand
@@ -93,7 +100,6 @@ func Hybrid(ctx context.Context, db Querier, q string, qvec []float32, o Options
 		d := o.Detail
 		r.Meta.Detail = &d
 	}
-	return r, nil
 }
 
 // Expanded runs brain.search_expanded: Hybrid over q and its variants
@@ -133,13 +139,7 @@ func Expanded(ctx context.Context, db Querier, q string, qvec []float32, variant
 	if err != nil {
 		return nil, err
 	}
-	r.Meta.Tool = "query"
-	expand := o.Expand
-	r.Meta.ExpandEnabled = &expand
-	if o.Detail != "" {
-		d := o.Detail
-		r.Meta.Detail = &d
-	}
+	stampQuery(r, o)
 	return r, nil
 }
 
