@@ -215,11 +215,11 @@ func (f *finder) detect() {
 	if numeric || f.wants(KindEmail, KindJWT, KindBearer) {
 		opaque := f.tokens()
 		if numeric {
-			f.numbers(opaque)
+			f.numbers(opaque, false)
 		}
 	}
 	if f.wants(KindAPIKey, KindPrivateKey, KindSecret, KindURLPassword) {
-		f.secrets()
+		f.secrets(false)
 	}
 	if f.wants(KindIBAN, KindBankAccount, KindRoutingNumber, KindSWIFT, KindPassport, KindDriversLicense, KindNationalID) {
 		f.identifiers()
@@ -286,6 +286,21 @@ func asciiLower(s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+func asciiUpper(s string) string {
+	b := []byte(s)
+	changed := false
+	for i, c := range b {
+		if isLowerByte(c) {
+			b[i] = c - 'a' + 'A'
+			changed = true
+		}
+	}
+	if !changed {
+		return s
+	}
+	return string(b)
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }

@@ -118,14 +118,23 @@ func (f *finder) identifiers() {
 		}
 	}
 	if f.wants(KindIBAN) {
-		f.ibans()
+		f.ibans(false)
 	}
 }
 
 // ibans scans for CCdd followed by the country's exact IBAN length of upper-
 // case alphanumerics, optionally grouped by single spaces, and checks mod 97.
-func (f *finder) ibans() {
+// Query mode (FindForRedaction, on top of the page scan) also reads IBANs
+// written in lower or mixed case ("de89 3704 0044 0532 0130 00"), by
+// scanning the upper-cased text; the mod-97 check keeps words out.
+func (f *finder) ibans(query bool) {
 	t := f.text
+	if query {
+		t = asciiUpper(f.text)
+		if t == f.text {
+			return // the page scan saw this very text
+		}
+	}
 	for i := 0; i+4 <= len(t); i++ {
 		if !isUpper(t[i]) || !isUpper(t[i+1]) || !isDigit(t[i+2]) || !isDigit(t[i+3]) ||
 			(i > 0 && isAlnum(t[i-1])) {
@@ -151,7 +160,7 @@ func (f *finder) ibans() {
 			p++
 		}
 		if len(compact) == want && (p == len(t) || !isAlnum(t[p])) && ibanMod97(string(compact)) {
-			f.add(i, p, KindIBAN)
+			f.out = append(f.out, candidate{i, p, KindIBAN}) // both callers want IBANs
 			i = p - 1
 		}
 	}

@@ -42,10 +42,16 @@ func newNumScan(f *finder, opaque []bool, query bool) *numScan {
 	return n
 }
 
-func (f *finder) numbers(opaque []bool) {
-	n := newNumScan(f, opaque, false)
-	card, phone, ssn := f.wants(KindCard), f.wants(KindPhone), f.wants(KindSSN)
-	ip, coord := f.wants(KindIPAddress), f.wants(KindCoordinates)
+// numbers runs the number rules of the scanner's mode. Page mode finds
+// cards, phone numbers, SSNs, IPv4 addresses and coordinates. Query mode
+// (FindForRedaction, on top of the page scan) reads cards and phone
+// numbers the looser ways people type them (see card and phone) and finds
+// numbers after a phone or SSN label (see labelled); an unlabelled SSN is
+// left to the page scan.
+func (f *finder) numbers(opaque []bool, query bool) {
+	n := newNumScan(f, opaque, query)
+	card, phone, ssn := f.wants(KindCard), f.wants(KindPhone), f.wants(KindSSN) && !query
+	ip, coord := f.wants(KindIPAddress) && !query, f.wants(KindCoordinates) && !query
 	for i := range n.g {
 		if card {
 			n.card(i)
@@ -62,6 +68,9 @@ func (f *finder) numbers(opaque []bool) {
 		if coord {
 			n.coordinates(i)
 		}
+	}
+	if query && len(n.g) > 0 {
+		n.labelled()
 	}
 }
 
@@ -130,6 +139,20 @@ func (n *numScan) gap(i int) (string, bool) {
 	return n.f.text[s:e], true
 }
 
+var separatorFolder = strings.NewReplacer(
+	"\u00a0", " ", "\u202f", " ", "\u2009", " ",
+	"\u2010", "-", "\u2011", "-", "\u2012", "-", "\u2013", "-", "\u2014", "-",
+)
+
+func foldSeparators(g string) string {
+	for i := 0; i < len(g); i++ {
+		if g[i] >= 0x80 {
+			return separatorFolder.Replace(g)
+		}
+	}
+	return g
+}
+
 func (n *numScan) size(i int) int { return n.g[i].e - n.g[i].s }
 func (n *numScan) digits(i int) string {
 	return n.f.text[n.g[i].s:n.g[i].e]
@@ -178,116 +201,6 @@ func (n *numScan) card(i int) {
 	if best >= 0 {
 		n.f.add(g.s, n.g[best].e, KindCard)
 	}
-}
-
-// plainSep reports a single space, dash or dot.
-func plainSep(s string) bool { return s == "-" || s == "." || s == " " }
-
-// nanpAt matches the shape of a North American number at groups i..i+2,
-// (AAA) EEE-NNNN, AAA-EEE-NNNN, AAA.EEE.NNNN or AAA EEE NNNN, with nothing
-// glued to its end. The area code cannot start with 0 or 1, nor can the
-// exchange unless anyExchange (555-123-4567 is how people write a number in
-// a query). start is at the parenthesis, if any; what comes before is the
-// caller's to judge.
-func (n *numScan) nanpAt(i int, anyExchange bool) (start, end int, paren, ok bool) {
-	if i+2 >= len(n.g) || n.size(i) != 3 || n.size(i+1) != 3 || n.size(i+2) != 4 {
-		return 0, 0, false, false
-	}
-	t := n.f.text
-	if t[n.g[i].s] < '2' || (!anyExchange && t[n.g[i+1].s] < '2') {
-		return 0, 0, false, false
-	}
-	g1, ok1 := n.gap(i)
-	g2, ok2 := n.gap(i + 1)
-	if !ok1 || !ok2 || !plainSep(g2) {
-		return 0, 0, false, false
-	}
-	start = n.g[i].s
-	switch {
-	case n.at(start-1) == '(' && (g1 == ")" || (len(g1) == 2 && g1[0] == ')' && plainSep(g1[1:]))):
-		start--
-		paren = true
-	case !plainSep(g1):
-		return 0, 0, false, false
-	}
-	end = n.g[i+2].e
-	if n.rightBlocked(end) {
-		return 0, 0, false, false
-	}
-	return start, end, paren, true
-}
-
-// nanp matches a North American number at groups i..i+2. checkLeft is
-// false when a "+1" or "1-" prefix has already been accounted for.
-func (n *numScan) nanp(i int, checkLeft bool) (start, end int, ok bool) {
-	start, end, paren, ok := n.nanpAt(i, false)
-	if !ok || (checkLeft && paren && n.wordAt(start-1)) || (checkLeft && !paren && n.leftBlocked(start)) {
-		return 0, 0, false
-	}
-	return start, end, true
-}
-
-// intlGap accepts the separators seen inside international numbers:
-// one space, dash or dot, optionally closing or opening a parenthesis, as in
-// "+44 (0)20 7946 0958".
-func intlGap(g string) bool {
-	s := strings.TrimSuffix(strings.TrimPrefix(g, ")"), "(")
-	return g != "" && (s == "" || plainSep(s))
-}
-
-func (n *numScan) phone(i int) {
-	g, t := n.g[i], n.f.text
-	if s, e, ok := n.nanp(i, true); ok {
-		n.f.add(s, e, KindPhone)
-	}
-	plus := n.at(g.s-1) == '+'
-	if plus && n.wordAt(g.s-2) {
-		return
-	}
-	if n.size(i) == 1 && t[g.s] == '1' {
-		// 1-415-555-0132, +1 (415) 555-0132
-		gp, ok := n.gap(i)
-		if !ok || !intlGap(gp) || (!plus && n.leftBlocked(g.s)) {
-			return
-		}
-		if _, e, ok := n.nanp(i+1, false); ok {
-			start := g.s
-			if plus {
-				start--
-			}
-			n.f.add(start, e, KindPhone)
-		}
-		return
-	}
-	if !plus || t[g.s] == '0' {
-		return
-	}
-	// E.164: country code plus subscriber number, 8 to 15 digits in all.
-	if best := n.intlRun(i, 0, 8); best >= 0 {
-		n.f.add(g.s-1, n.g[best].e, KindPhone)
-	}
-}
-
-// intlRun returns the last group of the longest international number
-// starting at group i, or -1: groups split by intlGap, minDigits to 15
-// digits in all (E.164), not counting the first skip digits (an "00"
-// prefix), and nothing glued to the end.
-func (n *numScan) intlRun(i, skip, minDigits int) int {
-	total, best := -skip, -1
-	for j := i; j < len(n.g) && j-i < 8; j++ {
-		if j > i {
-			if gp, ok := n.gap(j - 1); !ok || !intlGap(gp) {
-				break
-			}
-		}
-		if total += n.size(j); total > 15 {
-			break
-		}
-		if total >= minDigits && !n.rightBlocked(n.g[j].e) {
-			best = j
-		}
-	}
-	return best
 }
 
 // ssn accepts AAA-GG-SSSS on its own, and AAA GG SSSS or AAAGGSSSS only

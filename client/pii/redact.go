@@ -19,7 +19,7 @@ var redactionKinds = [...]string{
 }
 
 // redactionWant is what the plain scan looks for. Assignments to secret
-// names are left to querySecrets, whose expression accepts every name and
+// names are left to the query-mode secret scan, whose expression accepts every name and
 // value the page scan's does (and more): running both would scan the same
 // windows twice.
 var redactionWant = func() map[string]bool {
@@ -84,12 +84,14 @@ func FindForRedaction(text string) []Match {
 			hide(m.Start, m.End)
 		}
 	}
+	// The same scanners again, in query mode: what they find on top of the
+	// page scan.
 	n := len(f.out)
-	f.queryEmails()
-	f.queryJWTs()
-	f.queryBearers()
-	f.querySecrets()
-	f.queryIBANs()
+	for _, s := range f.tokenSpans(true) {
+		f.add(s.start, s.end, s.kind)
+	}
+	f.secrets(true)
+	f.ibans(true)
 	for _, c := range f.out[n:] {
 		hide(c.start, c.end)
 	}
@@ -97,7 +99,7 @@ func FindForRedaction(text string) []Match {
 	// like the marker that will replace them. They do see the plain scan's
 	// numbers, so they can widen one ("(+44) 20 …" where the plain scan
 	// starts at the '+').
-	f.queryNumbers(opaque)
+	f.numbers(opaque, true)
 	return merge(f.out)
 }
 

@@ -30,6 +30,16 @@ var privateKeyRE = regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: 
 // quoted, single quoted, bare).
 var secretAssignRE = regexp.MustCompile(`\b(?:[a-z0-9]+[_\-])*(password|passwd|passphrase|pwd|secret|api[_\-]?key|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token|client[_\-]?secret|secret[_\-]?key|secret[_\-]?access[_\-]?key|private[_\-]?key)["']?[ \t]*[:=][ \t]*(?:"([^"\r\n]+)"|'([^'\r\n]+)'|([^\s"',;]+))`)
 
+// querySecretRE is secretAssignRE with more names: bare token, access_key.
+// Group 1 is the name, groups 2-4 the value.
+var querySecretRE = regexp.MustCompile(`\b(?:[a-z0-9]+[_\-])*(password|passwd|passphrase|pwd|secret|token|api[_\-]?key|access[_\-]?key|secret[_\-]?key|private[_\-]?key)["']?[ \t]*[:=][ \t]*(?:"([^"\r\n]+)"|'([^'\r\n]+)'|([^\s"',;]+))`)
+
+// queryKeyRE is vendor key shapes the page scan leaves out: Stripe
+// publishable keys (public by design, so a page holding one is not a
+// credential page, but a query has no reason to keep it) and Stripe keys
+// shorter than the page scan's minimum.
+var queryKeyRE = regexp.MustCompile(`\b(?:pk|sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}`)
+
 var secretHints = []string{"pass", "pwd", "secret", "key", "token"}
 
 // secretNameEnds are the endings of every name secretAssignRE accepts; each
@@ -44,24 +54,38 @@ var secretNameEnds = []string{"password", "passwd", "passphrase", "pwd", "secret
 func assignmentIn(lower string, at []int, sp [2]int) bool {
 	i, _ := slices.BinarySearch(at, sp[0])
 	for ; i < len(at) && at[i] < sp[1]; i++ {
-		w := lower[at[i]:sp[1]]
-		for _, end := range secretNameEnds {
-			if !strings.HasPrefix(w, end) {
-				continue
-			}
-			p := len(end)
-			if p < len(w) && (w[p] == '"' || w[p] == '\'') {
-				p++
-			}
-			for p < len(w) && (w[p] == ' ' || w[p] == '\t') {
-				p++
-			}
-			if p < len(w) && (w[p] == ':' || w[p] == '=') {
-				return true
-			}
+		if _, ok := assignedValue(lower[:sp[1]], at[i]); ok {
+			return true
 		}
 	}
 	return false
+}
+
+// assignedValue returns where the value starts when a secret name ending
+// at the hint position p is followed by an optional quote, blanks and ':' or
+// '=' in lower.
+func assignedValue(lower string, p int) (int, bool) {
+	w := lower[p:]
+	for _, end := range secretNameEnds {
+		if !strings.HasPrefix(w, end) {
+			continue
+		}
+		q := len(end)
+		if q < len(w) && (w[q] == '"' || w[q] == '\'') {
+			q++
+		}
+		for q < len(w) && (w[q] == ' ' || w[q] == '\t') {
+			q++
+		}
+		if q < len(w) && (w[q] == ':' || w[q] == '=') {
+			q++
+			for q < len(w) && (w[q] == ' ' || w[q] == '\t' || w[q] == '"' || w[q] == '\'') {
+				q++
+			}
+			return p + q, true
+		}
+	}
+	return 0, false
 }
 
 // awsSecretRE matches an AWS secret access key after its label, on the
@@ -122,8 +146,27 @@ var (
 	urlWindow = window{before: 32, after: 1, extend: func(c byte) bool { return c != ' ' && c != '\n' && c != '\t' }}
 )
 
-func (f *finder) secrets() {
-	t, lower := f.text, f.lower
+// secrets finds credentials. In page mode (Find, Classify) it finds vendor
+// keys, private key blocks, values assigned to credential names that look
+// like secrets, AWS secret keys after their label and URL passwords, each
+// when wanted. In query mode (FindForRedaction, on top of the page scan) a
+// query is about to be written where others read it (events file, eval
+// captures, logs), so any value assigned to a credential name goes, however
+// short, under more names (bare token, access_key), and so do Stripe
+// publishable keys and short Stripe keys: all the page scan's secrets and
+// more (TestRedactionCoversFind holds that).
+func (f *finder) secrets(query bool) {
+	t := f.text
+	if query {
+		f.awsSecrets(f.hintsAt(hintSecret))
+		f.assignments(true)
+		if strings.Contains(t, "_live_") || strings.Contains(t, "_test_") {
+			for _, m := range queryKeyRE.FindAllStringIndex(t, -1) {
+				f.out = append(f.out, candidate{m[0], m[1], KindAPIKey})
+			}
+		}
+		return
+	}
 	if f.wants(KindAPIKey) {
 		for _, m := range findAll(apiKeyRE, t, keyWindow.around(t, f.hintsAt(hintAPIKey))) {
 			key := t[m[0]:m[1]]
@@ -138,27 +181,57 @@ func (f *finder) secrets() {
 		f.privateKeys()
 	}
 	if f.wants(KindSecret) {
-		at := f.hintsAt(hintSecret)
-		spans := slices.DeleteFunc(assignWindow.around(lower, at),
-			func(sp [2]int) bool { return !assignmentIn(lower, at, sp) })
-		for _, m := range findAll(secretAssignRE, lower, spans) {
-			name := lower[m[2]:m[3]]
-			for g := 4; g <= 8; g += 2 {
-				if m[g] < 0 {
-					continue
-				}
-				v := t[m[g]:m[g+1]]
-				if secretValue(name, v) {
-					f.add(m[g], m[g+1], KindSecret)
-				}
-			}
-		}
-		f.awsSecrets(at)
+		f.assignments(false)
+		f.awsSecrets(f.hintsAt(hintSecret))
 	}
 	if f.wants(KindURLPassword) {
+		lower := f.lower
 		for _, m := range findAll(urlPasswordRE, lower, urlWindow.spans(lower, []string{"://"})) {
 			if v := t[m[2]:m[3]]; !placeholder(v) {
 				f.add(m[2], m[3], KindURLPassword)
+			}
+		}
+	}
+}
+
+// assignments finds values assigned to credential names: "password: x",
+// "DB_PASSWORD=x", `"api_key": "x"`. In page mode the value must look like
+// a secret (secretValue) and the expression runs only on windows that can
+// hold an assignment; in query mode any value but a placeholder counts,
+// and hints whose value is already a marker are skipped, so a scrubbed text
+// ("token: [REDACTED]") checked again on the next pass costs no expression
+// work. Query-mode secrets are recorded whatever f wants: FindForRedaction
+// does not ask the page scan for them (see redactionWant).
+func (f *finder) assignments(query bool) {
+	lower := f.lower
+	at := f.hintsAt(hintSecret)
+	re := secretAssignRE
+	var spans [][2]int
+	if query {
+		re = querySecretRE
+		open := make([]int, 0, len(at))
+		for _, p := range at {
+			if v, ok := assignedValue(lower, p); ok && !strings.HasPrefix(lower[v:], "[redacted]") {
+				open = append(open, p)
+			}
+		}
+		spans = assignWindow.around(lower, open)
+	} else {
+		spans = slices.DeleteFunc(assignWindow.around(lower, at),
+			func(sp [2]int) bool { return !assignmentIn(lower, at, sp) })
+	}
+	for _, m := range findAll(re, lower, spans) {
+		name := lower[m[2]:m[3]]
+		for g := 4; g <= 8; g += 2 {
+			if m[g] < 0 {
+				continue
+			}
+			v := f.text[m[g]:m[g+1]]
+			switch {
+			case query && !notAValue(v):
+				f.out = append(f.out, candidate{m[g], m[g+1], KindSecret})
+			case !query && secretValue(name, v):
+				f.add(m[g], m[g+1], KindSecret)
 			}
 		}
 	}
@@ -176,7 +249,7 @@ func (f *finder) awsSecrets(at []int) {
 	for _, m := range findAll(awsSecretRE, lower, spans) {
 		if awsSecretValue(f.text, m[2], m[3]) {
 			// Not f.add: FindForRedaction calls this without asking
-			// the plain scan for secrets (see querySecrets).
+			// the page scan for secrets (see assignments).
 			f.out = append(f.out, candidate{m[2], m[3], KindSecret})
 		}
 	}

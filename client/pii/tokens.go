@@ -1,6 +1,7 @@
 package pii
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"strings"
@@ -22,10 +23,7 @@ var fileExtensions = map[string]bool{
 // when wanted, and returns a per-byte mask of everything it found (nil when
 // nothing), which the number scanner must see through.
 func (f *finder) tokens() []bool {
-	var spans []candidate
-	spans = f.emails(spans)
-	spans = f.bearers(spans)
-	spans = f.jwts(spans)
+	spans := f.tokenSpans(false)
 	if len(spans) == 0 {
 		return nil
 	}
@@ -39,11 +37,30 @@ func (f *finder) tokens() []bool {
 	return opaque
 }
 
+// tokenSpans returns the emails, bearer tokens and JWTs in the text, read
+// the page's way or, in query mode (see FindForRedaction), with the looser
+// forms people type into a search box.
+func (f *finder) tokenSpans(query bool) []candidate {
+	var spans []candidate
+	spans = f.emails(spans, query)
+	spans = f.bearers(spans, query)
+	spans = f.jwts(spans, query)
+	return spans
+}
+
 // emails finds local@domain where the domain has at least one dot and ends
 // in a label of two or more letters, so user@localhost and handles such as
 // @scope/pkg are not addresses. Asset names such as icon@2x.png are skipped.
-func (f *finder) emails(spans []candidate) []candidate {
-	for _, m := range emailSpans(f.text, notExtension) {
+//
+// Query mode also finds addresses the ASCII scan misses or cuts short:
+// internationalised ones (josé@ejemplo.es, müller@bücher.de, 用户@例子.广告),
+// apostrophes inside a local part (o'brien@example.ie), quoted local parts,
+// address literals and percent-encoded at signs from URLs
+// (bob%40example.com). The shape is the same: a local part, then labels
+// joined by dots whose last (at least the second) starts with two or more
+// letters, the TLD, that are not a file extension.
+func (f *finder) emails(spans []candidate, query bool) []candidate {
+	for _, m := range emailSpans(f.text, query, notExtension) {
 		start, end := m[0], m[1]
 		// A dot cannot start a local part; it is punctuation before the address.
 		for f.text[start] == '.' {
@@ -57,37 +74,214 @@ func (f *finder) emails(spans []candidate) []candidate {
 	return spans
 }
 
-// emailSpans returns the matches of the leftmost-first expression
+// emailSpans returns the addresses in t. In page mode they are the matches
+// of the leftmost-first expression
 //
 //	[A-Za-z0-9._%+-]+@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}
 //
-// where the letters matched by [A-Za-z]{2,} must also satisfy tld. It walks
-// outwards from each '@', at a fraction of the cost of the expression: every
-// byte is visited at most twice, since neither part of an address can extend
-// past another '@'. Filtering inside the walk, rather than afterwards, lets
+// where the letters matched by [A-Za-z]{2,} must also satisfy tld; query
+// mode widens the local part and the domain (see emails) and drops the dots
+// that start a local part before deciding whether one is left. It walks
+// outwards from each at sign, at a fraction of the cost of the expression:
+// every byte is visited at most twice, since a local part never reaches
+// back past the previous at sign, and a domain never runs past the next
+// one. Filtering inside the walk, rather than afterwards, lets
 // "a@b.co-4111111111111111.png" still yield a@b.co, as it will once the card
 // number is redacted.
-func emailSpans(t string, tld func(string) bool) [][2]int {
+func emailSpans(t string, query bool, tld func(string) bool) [][2]int {
 	var out [][2]int
-	prevEnd := 0
-	for from := 0; ; {
-		k := strings.IndexByte(t[from:], '@')
-		if k < 0 {
+	nextAt, nextPct := -2, -2 // cached next '@' and "%40" at or after from; -1 none
+	if !query {
+		nextPct = -1 // only a query decodes a percent-encoded at sign
+	}
+	lo := 0 // a local part starts at or after lo
+	for from := 0; from < len(t); {
+		if nextAt != -1 && nextAt < from {
+			nextAt = indexFrom(t, from, "@")
+		}
+		if nextPct != -1 && nextPct < from {
+			nextPct = indexFrom(t, from, "%40")
+		}
+		at, width := nextAt, 1
+		if at < 0 || (nextPct >= 0 && nextPct < at) {
+			at, width = nextPct, 3
+		}
+		if at < 0 {
 			return out
 		}
-		at := from + k
-		from = at + 1
-		start := at
-		for start > prevEnd && isLocalChar(t[start-1]) {
-			start--
+		start := localStart(t, at, lo, query, width == 3)
+		if width == 3 && start >= 1 && start+2 <= at && t[start-1] == '%' && isHex(t[start]) && isHex(t[start+1]) {
+			start += 2 // the local part starts after the escape "%3C"
 		}
-		end := domainEnd(t, at+1, false, tld)
+		if query && start == at {
+			start = quotedLocalStart(t, at, lo)
+		}
+		end := domainEnd(t, at+width, query, tld)
+		from, lo = at+width, at+width
+		if query {
+			for start < at && t[start] == '.' {
+				start++
+			}
+		}
 		if start == at || end < 0 {
 			continue
 		}
 		out = append(out, [2]int{start, end})
-		prevEnd, from = end, end
+		from, lo = end, end
 	}
+	return out
+}
+
+func indexFrom(s string, from int, sub string) int {
+	if k := strings.Index(s[from:], sub); k >= 0 {
+		return from + k
+	}
+	return -1
+}
+
+// Script classes of the letters of one local part. Walking back from the at
+// sign, a change between Latin and another script ends the local part, so
+// "メールはyamada@example.jp" yields yamada@example.jp.
+const (
+	scriptNone = iota
+	scriptLatin
+	scriptOther
+)
+
+func scriptOf(r rune) int {
+	if r < utf8.RuneSelf || unicode.Is(unicode.Latin, r) {
+		return scriptLatin
+	}
+	return scriptOther
+}
+
+// localStart walks back from the at sign at p over local-part characters,
+// not before lo, and returns where the local part starts (p if none). In
+// page mode those are [A-Za-z0-9._%+-]; query mode adds letters of any
+// script (one script per local part), marks, symbols and apostrophes
+// inside a name.
+//
+// Behind a percent-encoded at sign the local part stops at the previous '%':
+// in "%22Diner%22%3Ctasty%40example.com" the address is tasty%40example.com.
+func localStart(t string, p, lo int, query, encoded bool) int {
+	if !query {
+		for p > lo && isLocalChar(t[p-1]) {
+			p--
+		}
+		return p
+	}
+	at, script := p, scriptNone
+	for p > lo {
+		r, size := utf8.DecodeLastRuneInString(t[lo:p])
+		switch {
+		case r < utf8.RuneSelf:
+			c := byte(r)
+			if c == '\'' {
+				// Only inside a name: o'brien, never a quote around one.
+				if p == at || !localLetterAfter(t, p) || !localLetterBefore(t, p-1, lo) {
+					return p
+				}
+				break
+			}
+			if !isLocalChar(c) || (encoded && c == '%') {
+				return p
+			}
+			if isAlpha(c) {
+				if script == scriptOther {
+					return p
+				}
+				script = scriptLatin
+			}
+		case r == utf8.RuneError:
+			return p
+		case unicode.IsLetter(r):
+			s := scriptOf(r)
+			if script != scriptNone && script != s {
+				return p
+			}
+			script = s
+		case unicode.IsDigit(r) || unicode.IsMark(r) || unicode.Is(unicode.So, r):
+			// Marks (accents, vowel signs, variation selectors) and symbols
+			// such as emoji (I❤️CHOCOLATE@example.com) belong to no script.
+		default:
+			return p
+		}
+		p -= size
+	}
+	return p
+}
+
+// quotedLocalStart returns the start of a quoted local part ending right
+// before the at sign ("john..doe"@example.org), or at if there is none.
+func quotedLocalStart(t string, at, lo int) int {
+	if at == lo || t[at-1] != '"' || (at-2 >= lo && t[at-2] == '\\') {
+		return at // no quote, or an escaped one inside a string
+	}
+	from := max(lo, at-66)
+	k := strings.LastIndexByte(t[from:at-1], '"')
+	if k < 0 {
+		return at
+	}
+	open := from + k
+	// The opening quote starts a word, and what it quotes is not the gap
+	// between two strings (`"a", "@example.com"`).
+	if open > lo && strings.IndexByte(" \t<([:;=,", t[open-1]) < 0 {
+		return at
+	}
+	if q := t[open+1 : at-1]; strings.ContainsAny(q, "\r\n") || strings.Contains(q, ", ") {
+		return at
+	}
+	return open
+}
+
+func localLetterAfter(t string, p int) bool {
+	r, _ := utf8.DecodeRuneInString(t[p:])
+	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r))
+}
+
+func localLetterBefore(t string, p, lo int) bool {
+	if p <= lo {
+		return false
+	}
+	r, _ := utf8.DecodeLastRuneInString(t[lo:p])
+	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r))
+}
+
+// addressLiteralEnd returns the end of a bracketed IP address standing in
+// for a domain, postmaster@[192.0.2.1] or [IPv6:2001:db8::1], or -1.
+func addressLiteralEnd(t string, p int) int {
+	k := strings.IndexByte(t[p:min(len(t), p+48)], ']')
+	if k < 0 {
+		return -1
+	}
+	lit := t[p+1 : p+k]
+	if v6, ok := strings.CutPrefix(lit, "IPv6:"); ok {
+		lit = v6
+	} else if strings.Count(lit, ".") != 3 {
+		return -1
+	}
+	if lit == "" || strings.Trim(lit, "0123456789abcdefABCDEF:.") != "" {
+		return -1
+	}
+	return p + k + 1
+}
+
+// unicodeTLDEnd returns the end of two or more letters of a script other
+// than ASCII at t[p:], or -1.
+func unicodeTLDEnd(t string, p int) int {
+	l, n := p, 0
+	for l < len(t) {
+		r, size := utf8.DecodeRuneInString(t[l:])
+		if r < utf8.RuneSelf || r == utf8.RuneError || !(unicode.IsLetter(r) || unicode.IsMark(r)) {
+			break
+		}
+		l += size
+		n++
+	}
+	if n >= 2 {
+		return l
+	}
+	return -1
 }
 
 func notExtension(tld string) bool { return !fileExtensions[asciiLower(tld)] }
@@ -174,34 +368,141 @@ func tldEnd(t string, p int, query bool, tld func(string) bool) int {
 	return unicodeTLDEnd(t, p)
 }
 
-func (f *finder) bearers(spans []candidate) []candidate {
+// bearers finds the token after "bearer" (RFC 6750). In page mode it must
+// be 16 or more token characters that look generated (secretLooking).
+//
+// Query mode also finds the token the page scan leaves because it is short
+// ("bearer mF_9.B5f-4.1JqM", RFC 6750's own example) or follows a label
+// ("Bearer: x", "bearer_token=x", "bearer token x"). Context decides how
+// much evidence the token needs:
+//
+//   - after an Authorization header, or written as an assignment
+//     (":" or "="), anything of three or more token characters is the token;
+//   - in prose, it needs eight or more characters that include a digit, one
+//     of _~+/= or a capital inside a mixed-case word, so "bearer bonds",
+//     "bearer of bad news" and "bearer token authentication" stay.
+func (f *finder) bearers(spans []candidate, query bool) []candidate {
 	t, lower := f.text, f.lower
 	for from := 0; ; {
 		k := strings.Index(lower[from:], "bearer")
 		if k < 0 {
 			return spans
 		}
-		p := from + k + len("bearer")
-		from = p
-		ws := p
-		for p < len(t) && strings.IndexByte(" \t\n\f\r", t[p]) >= 0 {
-			p++
+		kw := from + k
+		from = kw + len("bearer")
+		var start, end int
+		if query {
+			start, end = queryBearerAt(t, lower, kw)
+		} else {
+			start, end = pageBearerAt(t, kw)
 		}
-		if p == ws {
-			continue
-		}
-		start := p
-		if p >= len(t) || !isTokenChar(t[p]) {
-			continue
-		}
-		end := tokenEnd(t, start)
-		if end-start >= 16 && secretLooking(t[start:end]) {
+		if start < end {
 			spans = append(spans, candidate{start, end, KindBearer})
-			from = end
+			from = max(from, end)
 		}
 		// Otherwise resume inside the would-be token, which may itself hold
 		// "bearer".
 	}
+}
+
+// pageBearerAt returns the bounds of the token after "bearer" at kw, in
+// page mode, or an empty span.
+func pageBearerAt(t string, kw int) (start, end int) {
+	p := kw + len("bearer")
+	ws := p
+	for p < len(t) && strings.IndexByte(" \t\n\f\r", t[p]) >= 0 {
+		p++
+	}
+	if p == ws || p >= len(t) || !isTokenChar(t[p]) {
+		return 0, 0
+	}
+	start = p
+	end = tokenEnd(t, start)
+	if end-start >= 16 && secretLooking(t[start:end]) {
+		return start, end
+	}
+	return 0, 0
+}
+
+// queryBearerAt returns the bounds of the token after "bearer" at kw, in
+// query mode, or an empty span.
+func queryBearerAt(t, lower string, kw int) (start, end int) {
+	p := kw + len("bearer")
+	if kw > 0 && isAlnum(lower[kw-1]) {
+		return 0, 0
+	}
+	strong := authorizationBefore(lower, kw)
+	assign := false
+	// bearer_token=..., bearer-token: ...
+	if q := p + 1; q < len(lower) && (lower[p] == '_' || lower[p] == '-') && strings.HasPrefix(lower[q:], "token") {
+		p, assign = skipAssign(lower, q+len("token"))
+		if !assign {
+			return 0, 0
+		}
+	} else {
+		q := skipSpace(lower, p)
+		q, assign = skipAssign(lower, q)
+		if q == p {
+			return 0, 0 // "bearers", "bearer's"
+		}
+		p = q
+		// "bearer token <value>", "bearer token: <value>"
+		if strings.HasPrefix(lower[p:], "token") {
+			q := skipSpace(lower, p+len("token"))
+			if strings.HasPrefix(lower[q:], "is ") {
+				q = skipSpace(lower, q+len("is "))
+			}
+			q, a := skipAssign(lower, q)
+			if q > p+len("token") && q < len(t) && isTokenChar(t[q]) {
+				p, assign = q, assign || a
+			}
+		}
+	}
+	start = p
+	end = tokenEnd(t, start)
+	// Shouted words (all capitals) are not tokens, unlike for the page
+	// scan's longer tokens.
+	special, lowerCase, innerUpper := tokenTraits(t[start:end])
+	generated := special || (lowerCase && innerUpper)
+	if (strong || assign) && end-start >= 3 || end-start >= 8 && generated {
+		return start, end
+	}
+	return 0, 0
+}
+
+// skipSpace skips white space and URL-encoded spaces.
+func skipSpace(lower string, p int) int {
+	for p < len(lower) {
+		switch {
+		case strings.IndexByte(" \t\n\f\r", lower[p]) >= 0:
+			p++
+		case strings.HasPrefix(lower[p:], "%20"):
+			p += 3
+		default:
+			return p
+		}
+	}
+	return p
+}
+
+// skipAssign skips an optional ':' or '=' and the space around it.
+func skipAssign(lower string, p int) (int, bool) {
+	q := skipSpace(lower, p)
+	if q < len(lower) && (lower[q] == ':' || lower[q] == '=') {
+		return skipSpace(lower, q+1), true
+	}
+	return p, false
+}
+
+// authorizationBefore reports an Authorization header name right before
+// "bearer" at kw: `Authorization: Bearer`, `"Authorization": "Bearer`,
+// `authorization=Bearer`.
+func authorizationBefore(lower string, kw int) bool {
+	p := kw
+	for p > 0 && kw-p < 6 && strings.IndexByte(" \t\"':=", lower[p-1]) >= 0 {
+		p--
+	}
+	return strings.HasSuffix(lower[:p], "authorization")
 }
 
 // isTokenChar is RFC 6750's b64token alphabet, without the trailing '='.
@@ -252,16 +553,57 @@ func tokenTraits(tok string) (special, lower, innerUpper bool) {
 
 func isB64URL(c byte) bool { return isAlnum(c) || c == '-' || c == '_' }
 
-// jwts finds compact JWS (three segments) and JWE (five) tokens.
-func (f *finder) jwts(spans []candidate) []candidate {
-	eachJWT(f.text, "ey", func(hs, he int) (int, bool) {
-		end, ok := jwtFrom(f.text, hs, he)
+// jwts finds compact JWS (three segments) and JWE (five) tokens whose
+// header decodes to JSON with an "alg" member.
+//
+// Query mode also finds tokens shaped like JWTs whose header does not
+// decode, because it was truncated or made up for an example
+// ("eyJhbGci.eyJzdWIi.c2ln"): a run of base64url starting "eyJ" (`{"`) whose
+// decodable prefix names an algorithm, then a non-empty payload and
+// signature. A header that decodes to JSON without "alg" is a JSON object,
+// not a token, in both modes.
+func (f *finder) jwts(spans []candidate, query bool) []candidate {
+	t := f.text
+	prefix, from := "ey", jwtFrom
+	if query {
+		prefix, from = "eyJ", queryJWTFrom
+	}
+	eachJWT(t, prefix, func(hs, he int) (int, bool) {
+		end, ok := from(t, hs, he)
 		if ok {
 			spans = append(spans, candidate{hs, end, KindJWT})
 		}
 		return end, ok
 	})
 	return spans
+}
+
+// queryJWTFrom accepts, in query mode, a token whose header is t[hs:he]
+// (t[he] is '.') and returns its end.
+func queryJWTFrom(t string, hs, he int) (int, bool) {
+	if !joseHeader(t[hs:he]) {
+		return 0, false
+	}
+	p := he + 1
+	for p < len(t) && isB64URL(t[p]) {
+		p++
+	}
+	q := p
+	if p < len(t) && t[p] == '.' {
+		for q = p + 1; q < len(t) && isB64URL(t[q]); q++ {
+		}
+		if q == p+1 {
+			q = p // "header.payload." ends a sentence
+		}
+	}
+	if q == p {
+		// No signature: a token cut short still carries its claims when
+		// the payload is JSON too.
+		if p-(he+1) < 4 || !strings.HasPrefix(t[he+1:p], "eyJ") {
+			return 0, false
+		}
+	}
+	return q, true
 }
 
 // eachJWT calls token with the bounds of every maximal run of base64url
@@ -354,4 +696,15 @@ func jwtHeader(seg string) (alg string, enc bool, ok bool) {
 
 func b64Decodable(seg string) bool {
 	return len(seg)%4 != 1
+}
+
+// joseHeader reports whether the decodable start of a base64url header names
+// an algorithm, as every JWS and JWE header must.
+func joseHeader(h string) bool {
+	n := min(len(h), 512) / 4 * 4
+	raw, err := base64.RawURLEncoding.DecodeString(h[:n])
+	if err != nil {
+		return false
+	}
+	return bytes.Contains(raw, []byte(`"alg"`)) || bytes.Contains(raw, []byte(`"typ":"JWT"`))
 }

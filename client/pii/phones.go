@@ -5,44 +5,140 @@ import (
 	"strings"
 )
 
-// Query-mode number rules, used by FindForRedaction on top of the plain
-// scan: national numbers with a trunk 0 (020 7946 0958, 03-1234-5678,
-// 01 23 45 67 89), "00" international prefixes, parenthesised area codes
-// ((02) 9876 5432), North American numbers whose exchange starts with 0 or 1
-// (555-123-4567), "+1" numbers the plain scan gives up on, Chinese and Indian
-// mobile groupings, numbers after a phone word ("call me at 555-0199"), SSNs
-// after their label with any separator, and cards grouped with dots,
-// no-break spaces or en dashes. Like the plain rules they look at no more
-// than eight groups from any start, so the scan stays linear.
+// Phone numbers. The page rules take North American numbers ((AAA)
+// EEE-NNNN and its variants, with or without a "+1" or "1-" prefix) and
+// E.164 numbers after '+'. Query mode adds the looser forms people type in a
+// search box: national numbers with a trunk 0 (020 7946 0958,
+// 03-1234-5678, 01 23 45 67 89), "00" international prefixes,
+// parenthesised area codes ((02) 9876 5432), North American numbers whose
+// exchange starts with 0 or 1 (555-123-4567), "+1" numbers the page rules
+// give up on, Chinese and Indian mobile groupings, and numbers after a
+// phone word ("call me at 555-0199"). Every rule looks at no more than
+// eight groups from any start, so the scan stays linear.
 
-func (f *finder) queryNumbers(opaque []bool) {
-	n := newNumScan(f, opaque, true)
-	if len(n.g) == 0 {
+// phone runs the phone rules of the scanner's mode at group i.
+func (n *numScan) phone(i int) {
+	if !n.query {
+		n.pagePhone(i)
 		return
 	}
-	for i := range n.g {
-		n.queryNANP(i)
-		n.international(i)
-		n.bareInternational(i)
-		n.national(i)
-		n.mobile(i)
-		n.card(i)
-	}
-	n.labelled()
+	n.queryNANP(i)
+	n.international(i)
+	n.bareInternational(i)
+	n.national(i)
+	n.mobile(i)
 }
 
-var separatorFolder = strings.NewReplacer(
-	"\u00a0", " ", "\u202f", " ", "\u2009", " ",
-	"\u2010", "-", "\u2011", "-", "\u2012", "-", "\u2013", "-", "\u2014", "-",
-)
+// plainSep reports a single space, dash or dot.
+func plainSep(s string) bool { return s == "-" || s == "." || s == " " }
 
-func foldSeparators(g string) string {
-	for i := 0; i < len(g); i++ {
-		if g[i] >= 0x80 {
-			return separatorFolder.Replace(g)
+// nanpAt matches the shape of a North American number at groups i..i+2,
+// (AAA) EEE-NNNN, AAA-EEE-NNNN, AAA.EEE.NNNN or AAA EEE NNNN, with nothing
+// glued to its end. The area code cannot start with 0 or 1, nor can the
+// exchange unless anyExchange (555-123-4567 is how people write a number in
+// a query). start is at the parenthesis, if any; what comes before is the
+// caller's to judge.
+func (n *numScan) nanpAt(i int, anyExchange bool) (start, end int, paren, ok bool) {
+	if i+2 >= len(n.g) || n.size(i) != 3 || n.size(i+1) != 3 || n.size(i+2) != 4 {
+		return 0, 0, false, false
+	}
+	t := n.f.text
+	if t[n.g[i].s] < '2' || (!anyExchange && t[n.g[i+1].s] < '2') {
+		return 0, 0, false, false
+	}
+	g1, ok1 := n.gap(i)
+	g2, ok2 := n.gap(i + 1)
+	if !ok1 || !ok2 || !plainSep(g2) {
+		return 0, 0, false, false
+	}
+	start = n.g[i].s
+	switch {
+	case n.at(start-1) == '(' && (g1 == ")" || (len(g1) == 2 && g1[0] == ')' && plainSep(g1[1:]))):
+		start--
+		paren = true
+	case !plainSep(g1):
+		return 0, 0, false, false
+	}
+	end = n.g[i+2].e
+	if n.rightBlocked(end) {
+		return 0, 0, false, false
+	}
+	return start, end, paren, true
+}
+
+// nanp matches a North American number at groups i..i+2. checkLeft is
+// false when a "+1" or "1-" prefix has already been accounted for.
+func (n *numScan) nanp(i int, checkLeft bool) (start, end int, ok bool) {
+	start, end, paren, ok := n.nanpAt(i, false)
+	if !ok || (checkLeft && paren && n.wordAt(start-1)) || (checkLeft && !paren && n.leftBlocked(start)) {
+		return 0, 0, false
+	}
+	return start, end, true
+}
+
+// intlGap accepts the separators seen inside international numbers:
+// one space, dash or dot, optionally closing or opening a parenthesis, as in
+// "+44 (0)20 7946 0958".
+func intlGap(g string) bool {
+	s := strings.TrimSuffix(strings.TrimPrefix(g, ")"), "(")
+	return g != "" && (s == "" || plainSep(s))
+}
+
+// pagePhone matches a North American number, one after a "1" or "+1"
+// prefix, and an E.164 number after '+'.
+func (n *numScan) pagePhone(i int) {
+	g, t := n.g[i], n.f.text
+	if s, e, ok := n.nanp(i, true); ok {
+		n.f.add(s, e, KindPhone)
+	}
+	plus := n.at(g.s-1) == '+'
+	if plus && n.wordAt(g.s-2) {
+		return
+	}
+	if n.size(i) == 1 && t[g.s] == '1' {
+		// 1-415-555-0132, +1 (415) 555-0132
+		gp, ok := n.gap(i)
+		if !ok || !intlGap(gp) || (!plus && n.leftBlocked(g.s)) {
+			return
+		}
+		if _, e, ok := n.nanp(i+1, false); ok {
+			start := g.s
+			if plus {
+				start--
+			}
+			n.f.add(start, e, KindPhone)
+		}
+		return
+	}
+	if !plus || t[g.s] == '0' {
+		return
+	}
+	// E.164: country code plus subscriber number, 8 to 15 digits in all.
+	if best := n.intlRun(i, 0, 8); best >= 0 {
+		n.f.add(g.s-1, n.g[best].e, KindPhone)
+	}
+}
+
+// intlRun returns the last group of the longest international number
+// starting at group i, or -1: groups split by intlGap, minDigits to 15
+// digits in all (E.164), not counting the first skip digits (an "00"
+// prefix), and nothing glued to the end.
+func (n *numScan) intlRun(i, skip, minDigits int) int {
+	total, best := -skip, -1
+	for j := i; j < len(n.g) && j-i < 8; j++ {
+		if j > i {
+			if gp, ok := n.gap(j - 1); !ok || !intlGap(gp) {
+				break
+			}
+		}
+		if total += n.size(j); total > 15 {
+			break
+		}
+		if total >= minDigits && !n.rightBlocked(n.g[j].e) {
+			best = j
 		}
 	}
-	return g
+	return best
 }
 
 // queryNANP matches (AAA) EEE-NNNN, AAA-EEE-NNNN, AAA.EEE.NNNN and
