@@ -2,13 +2,11 @@ package scrub
 
 import (
 	"math/rand/v2"
-	"runtime"
-	"runtime/debug"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
+	"github.com/pgbrain/pgbrain/client/linearity"
 	"github.com/pgbrain/pgbrain/client/pii"
 )
 
@@ -95,89 +93,23 @@ func TestKinds(t *testing.T) {
 	}
 }
 
-// adversarial are inputs built to make a careless scanner backtrack or rescan.
-var adversarial = []string{
-	"1-1-1-1-",
-	"a@a@a@",
-	"eyJ.eyJ.",
-	"0123456789",
-	"4111 1111 1111 1111 ",
-	"Bearer Bearer ",
-	"x@y.co ",
-	"+1 (",
-	"1ey",
-	"a.b.c.d.",
-	"123-45-",
-	// Shapes aimed at the scrubber's own detectors: national and labelled
-	// numbers, unicode and percent-encoded addresses, headers, JWT-like runs.
-	"0 1 0 1 ",
-	"01 23 ",
-	"020-",
-	"(0",
-	"00 ",
-	"1.2.3+",
-	"call 1 ",
-	"ssn 1-",
-	"é@é@",
-	"a%40a%40",
-	"用户@例子.",
-	"o'o'",
-	"eyJhbGci.",
-	"eyJhbGci.eyJzdWIi.c2ln.",
-	"bearer ",
-	"bearer token ",
-	"Authorization: Bearer ",
-	"bearer_token=",
-	"4242.4242.",
-	"\"@\"",
-	"a@[1.1.1.1",
-	"password=", "token: ", "aws_secret_access_key ", "secret key is ", "sk_live_", "pk_live_",
-	"GB82 ", "de89 3704 ", "passport no ", "-----BEGIN RSA PRIVATE KEY-----",
-}
-
-func repeatTo(unit string, n int) string {
-	return strings.Repeat(unit, n/len(unit)+1)[:n]
-}
-
-// TestScrubLinearTime compares 10 KB with 100 KB of each adversarial input.
-// Linear work gives a ratio near 10, quadratic near 100. Each size keeps its
-// best time over interleaved runs, and sampling continues (up to a limit)
-// while the ratio is high, so a busy machine can delay the verdict but a
-// quadratic scan can never pass.
-// budget100KB is the issue's bound on scrubbing 100 KB of adversarial input.
-const budget100KB = 100 * time.Millisecond
-
-func TestScrubLinearTime(t *testing.T) {
-	// Collection is done by hand between runs so its cost, which depends on
-	// the whole process, lands in neither measurement.
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	timeOf := func(s string) time.Duration {
-		runtime.GC()
-		start := time.Now()
-		Scrub(s)
-		return time.Since(start)
-	}
+// TestScrubLinearWork compares the CPU time of Scrub on 10 KB and on 100 KB
+// of each adversarial input (linearity.ScrubUnits): linear work gives a
+// ratio near 10, quadratic near 100. CPU time of the measuring thread does
+// not grow while the machine is busy with other work, unlike wall-clock
+// time; the bound on how long 100 KB may take is a speed claim, measured by
+// `make bench` (suite hostile), not here.
+func TestScrubLinearWork(t *testing.T) {
 	const limit = 20.0
-	for _, unit := range adversarial {
-		small, big := repeatTo(unit, 10_000), repeatTo(unit, 100_000)
-		bestSmall, bestBig := time.Duration(1<<62), time.Duration(1<<62)
-		ratio := 0.0
-		for round := 0; round < 40; round++ {
-			bestSmall = min(bestSmall, timeOf(small))
-			bestBig = min(bestBig, timeOf(big))
-			ratio = float64(bestBig) / float64(max(bestSmall, time.Microsecond))
-			if round >= 4 && ratio < limit {
-				break
-			}
+	for _, unit := range linearity.ScrubUnits() {
+		small, big := linearity.Repeat(unit, 10_000), linearity.Repeat(unit, 100_000)
+		g, err := linearity.Measure(func(s string) { Scrub(s) }, small, big, limit)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if ratio >= limit {
-			t.Errorf("%q: 100 KB took %v, 10 KB %v: ratio %.1f, want linear (about 10)", unit, bestBig, bestSmall, ratio)
+		if g.Ratio >= limit {
+			t.Errorf("%q: 100 KB took %v of CPU, 10 KB %v: ratio %.1f, want linear (about 10)", unit, g.Big, g.Small, g.Ratio)
 		}
-		// The requirement: 100 KB of hostile input in well under 100 ms.
-		if bestBig >= budget100KB {
-			t.Errorf("%q: 100 KB took %v, want under %v", unit, bestBig, budget100KB)
-		}
-		t.Logf("%-28q 10 KB %10v  100 KB %10v  ratio %4.1f", unit, bestSmall, bestBig, ratio)
 	}
 }
 
@@ -186,7 +118,7 @@ func BenchmarkScrub100KB(b *testing.B) {
 	for sb.Len() < 100_000 {
 		sb.WriteString("who emailed alice@example.com about order #12345678 on 2024-01-15? ")
 		sb.WriteString("call (415) 555-0132, card 4111 1111 1111 1111, Bearer abcDEF1234567890xyz ")
-		for _, unit := range adversarial {
+		for _, unit := range linearity.ScrubUnits() {
 			sb.WriteString(strings.Repeat(unit, 8))
 		}
 	}
@@ -198,8 +130,8 @@ func BenchmarkScrub100KB(b *testing.B) {
 }
 
 func BenchmarkScrubAdversarial100KB(b *testing.B) {
-	for _, unit := range adversarial {
-		s := repeatTo(unit, 100_000)
+	for _, unit := range linearity.ScrubUnits() {
+		s := linearity.Repeat(unit, 100_000)
 		b.Run(strings.TrimSpace(unit), func(b *testing.B) {
 			b.SetBytes(int64(len(s)))
 			for b.Loop() {

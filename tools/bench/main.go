@@ -48,6 +48,7 @@ func suites() []suite {
 		{name: "export", run: benchExport},
 		{name: "longmemeval", run: benchLongMemEval},
 		{name: "longmemeval-hard", run: benchLongMemEvalHard},
+		{name: "hostile", run: benchHostile},
 	}
 }
 
