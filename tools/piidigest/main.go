@@ -10,8 +10,8 @@
 // long descriptions in `apt-cache dumpavail`, every text line of the manual
 // pages under /usr/share/man, and each manual page whole (up to 64 KB), plus
 // every string literal of client/pii's and client/scrub's tests, their fuzz
-// seed corpora, and each short literal repeated to 4 KB (the shapes the
-// linear-work tests use as hostile input). For each input it records Find,
+// seed corpora, the hostile inputs of client/linearity, and each short
+// literal repeated to 4 KB. For each input it records Find,
 // Classify, FindForRedaction, scrub.Scrub and FindKinds for three groups of
 // kinds (numbers alone, credentials alone, the tokens the number scanner
 // sees through), so both modes of every scanner and the paths that skip
@@ -163,7 +163,7 @@ func inputs() ([]input, error) {
 	}
 	add("man", lines)
 	add("manpage", pages)
-	lits, err := testLiterals([]string{"client/pii", "client/scrub"})
+	lits, err := testLiterals([]string{"client/pii", "client/scrub", "client/linearity"})
 	if err != nil {
 		return nil, err
 	}
@@ -251,11 +251,15 @@ func manText() (lines, pages []string, err error) {
 }
 
 // testLiterals returns every string literal of the _test.go files in dirs
-// and every string of their fuzz seed corpora, in file order.
+// (and of linearity.go, which holds the hostile inputs of both packages'
+// tests) and every string of their fuzz seed corpora, in file order.
 func testLiterals(dirs []string) ([]string, error) {
 	var out []string
 	for _, dir := range dirs {
 		files, _ := filepath.Glob(filepath.Join(dir, "*_test.go"))
+		if dir == "client/linearity" {
+			files = append(files, filepath.Join(dir, "linearity.go"))
+		}
 		if len(files) == 0 {
 			return nil, fmt.Errorf("no tests in %s: run piidigest from the repository root", dir)
 		}
