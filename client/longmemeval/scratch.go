@@ -3,10 +3,10 @@ package longmemeval
 import (
 	"context"
 	"crypto/rand"
-	_ "embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"slices"
 	"sort"
@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/pgbrain/pgbrain"
 	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/embed"
 	"github.com/pgbrain/pgbrain/client/expand"
@@ -83,12 +84,6 @@ const (
 // Methods lists the retrieval methods.
 var Methods = []string{MethodFused, MethodBM25, MethodHybrid}
 
-// retrieveSQL installs longmemeval.retrieve and the question readers it
-// uses.
-//
-//go:embed retrieve.sql
-var retrieveSQL string
-
 // Scratch is a brain in a database of its own, created for one benchmark
 // run next to the user's brain and dropped at the end, so a run never reads
 // or writes the user's pages or shares their BM25 statistics. It is the Store
@@ -150,7 +145,7 @@ func NewScratch(ctx context.Context, brainURL string, o ScratchOptions) (s *Scra
 	// each call's values, without the planning. Such a plan is costed on
 	// whatever row counts the emptied tables last reported, which can pass
 	// jit_above_cost: compiling then took 7 ms for a search that runs in 2,
-	// so JIT is off here. The brain has no HNSW index (see setupSQL), so
+	// so JIT is off here. The brain has no HNSW index (see longmemeval/01_tune.sql), so
 	// vector search is told to scan its few hundred vectors exactly.
 	for _, set := range []string{"synchronous_commit = off", "plan_cache_mode = force_generic_plan", "jit = off",
 		"brain.vector_scan = 'exact'"} {
@@ -165,11 +160,8 @@ func NewScratch(ctx context.Context, brainURL string, o ScratchOptions) (s *Scra
 	if s.B, err = brain.Open(ctx, scratchURL); err != nil {
 		return nil, fmt.Errorf("opening the LongMemEval database %s: %w", s.Name, err)
 	}
-	if _, err := s.B.Pool.Exec(ctx, setupSQL); err != nil {
-		return nil, fmt.Errorf("preparing the LongMemEval database %s: %w", s.Name, err)
-	}
-	if _, err := s.B.Pool.Exec(ctx, retrieveSQL); err != nil {
-		return nil, fmt.Errorf("installing session retrieval in the LongMemEval database %s: %w", s.Name, err)
+	if err := s.installScratchSQL(ctx); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -244,178 +236,31 @@ func (s *Scratch) Drop(ctx context.Context) error {
 	return nil
 }
 
-// setupSQL runs once in a new scratch brain.
-//
-// The HNSW index is dropped: a question's haystack is a few hundred chunks,
-// which an exact scan ranks faster than HNSW does (no index upkeep on every
-// insert) and exactly (HNSW is approximate). So is the GIN index on the
-// tsvectors: matching a few hundred chunks by scan costs less than keeping
-// the index. The statement triggers that keep the BM25 term statistics are
-// disabled, and Search fills them just before it searches, for the
-// question's own words (longmemeval.bm25_stats): BM25 reads the document
-// frequency of the query's lexemes and nothing else, so those rows score
-// exactly as a full brain.term_stats_rebuild() would, for a few hundred
-// lookups instead of one row per distinct word of the haystack. Incremental
-// upkeep costs one upsert per distinct word per batch, and as much again to
-// take it back at the next reset. All of this is right for this scratch
-// database only; a user's brain keeps its indexes and triggers.
-//
-// The brain's tables are made UNLOGGED and their foreign keys dropped: what
-// a scratch brain holds is thrown away, so it needs no crash safety (no WAL),
-// and its only writer is the importer, which writes each chunk with its page
-// in one statement, so checking every chunk's page costs without catching
-// anything. Together that is about 2 ms of an S-size question (3%).
-//
-// The helpers live in schema longmemeval, outside schema brain, so a reset
-// never counts them as brain tables. longmemeval.seeded records every brain
-// table that holds rows in the freshly migrated brain (brain.config,
-// brain.sources, brain.corpus_stats today): a copy of those rows and their
-// fingerprint, so a reset restores such a table when a question changed it.
-const setupSQL = `
-SELECT brain.vector_index_suspend();
-DROP INDEX brain.chunks_tsv_gin;
-ALTER TABLE brain.chunks DISABLE TRIGGER chunks_term_stats_insert;
-ALTER TABLE brain.chunks DISABLE TRIGGER chunks_term_stats_delete;
-ALTER TABLE brain.chunks DISABLE TRIGGER chunks_term_stats_update;
-ALTER TABLE brain.chunks DISABLE TRIGGER chunks_term_stats_truncate;
+// scratchSQLDir holds the SQL that turns a freshly migrated brain into a
+// scratch brain (indexes and triggers it does not need dropped or disabled,
+// tables unlogged, the helpers of schema longmemeval) and installs session
+// retrieval: one file per step, run in name order. It is part of the
+// embedded SQL tree (pgbrain.SQLFiles) and never reaches a user's brain.
+const scratchSQLDir = "longmemeval"
 
-DO $do$
-DECLARE
-	r record;
-BEGIN
-	FOR r IN SELECT c.conrelid::regclass AS tbl, c.conname FROM pg_constraint c
-		WHERE c.contype = 'f' AND c.connamespace = 'brain'::regnamespace
-	LOOP
-		EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', r.tbl, r.conname);
-	END LOOP;
-	FOR r IN SELECT k.oid::regclass AS tbl FROM pg_class k
-		WHERE k.relnamespace = 'brain'::regnamespace AND k.relkind = 'r' AND k.relpersistence = 'p'
-	LOOP
-		EXECUTE format('ALTER TABLE %s SET UNLOGGED', r.tbl);
-	END LOOP;
-END
-$do$;
-
-CREATE SCHEMA longmemeval;
-
-CREATE FUNCTION longmemeval.fingerprint(t regclass) RETURNS text
-LANGUAGE plpgsql AS $fn$
-DECLARE
-	f text;
-BEGIN
-	EXECUTE format('SELECT md5(coalesce(string_agg(x::text, E''\n'' ORDER BY x::text), '''')) FROM %s x', t) INTO f;
-	RETURN f;
-END
-$fn$;
-
-CREATE TABLE longmemeval.seeded (
-	tbl         regclass PRIMARY KEY,
-	copy        regclass NOT NULL,
-	cols        text NOT NULL, -- the writable columns, quoted, comma-separated
-	fingerprint text NOT NULL
-);
-
-DO $do$
-DECLARE
-	t regclass;
-	has boolean;
-	c text;
-BEGIN
-	FOR t IN SELECT k.oid::regclass FROM pg_class k
-		WHERE k.relnamespace = 'brain'::regnamespace AND k.relkind IN ('r', 'p') AND NOT k.relispartition
-		ORDER BY k.relname
-	LOOP
-		EXECUTE format('SELECT EXISTS (SELECT FROM %s)', t) INTO has;
-		CONTINUE WHEN NOT has;
-		c := format('longmemeval.%I', 'fresh_' || (SELECT relname FROM pg_class WHERE oid = t));
-		EXECUTE format('CREATE TABLE %s AS TABLE %s', c, t);
-		INSERT INTO longmemeval.seeded
-		SELECT t, c::regclass,
-		       (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) FROM pg_attribute a
-		        WHERE a.attrelid = t AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''),
-		       longmemeval.fingerprint(t);
-	END LOOP;
-END
-$do$;
-
--- bm25_stats(q) sets brain.term_stats to the document frequencies of the
--- words of question q (parsed both as brain.keyword_search parses a query
--- and as a document) and brain.corpus_stats to the haystack's totals.
-CREATE FUNCTION longmemeval.bm25_stats(q text) RETURNS void
-LANGUAGE sql AS $fn$
-	DELETE FROM brain.term_stats;
-	-- One pass over the chunks finds those holding any of the words; only
-	-- they are matched word by word.
-	WITH w AS (
-		SELECT DISTINCT unnest(tsvector_to_array(brain.text_tsvector(q))
-		                       || (brain.parse_query(q)).terms) AS lexeme
-	), l AS MATERIALIZED (
-		SELECT lexeme, quoted, quoted::tsquery AS match
-		FROM (SELECT lexeme, '''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''' AS quoted FROM w) x
-	), hit AS MATERIALIZED (
-		SELECT c.tsv FROM brain.chunks c
-		WHERE c.tsv @@ (SELECT string_agg(quoted, ' | ')::tsquery FROM l)
-	)
-	INSERT INTO brain.term_stats (lexeme, doc_freq)
-	SELECT l.lexeme, count(*) FROM l JOIN hit ON hit.tsv @@ l.match
-	GROUP BY l.lexeme;
-	UPDATE brain.corpus_stats
-	SET n_docs = (SELECT count(*) FROM brain.chunks),
-	    total_len = (SELECT coalesce(sum(doc_len), 0) FROM brain.chunks);
-$fn$;
-
--- reset() empties every table of schema brain, enumerated now (so a table
--- added by a later migration is emptied too), except the seeded ones, which
--- are restored when their content changed, and refreshes its materialized
--- views. Tables are emptied referencing
--- ones first, and only when they hold rows: an append-only table such as
--- brain.audit_log refuses even an empty DELETE, and holds no rows here
--- unless something wrote to it, which then fails the run loudly.
-CREATE FUNCTION longmemeval.reset() RETURNS text[]
-LANGUAGE plpgsql AS $fn$
-DECLARE
-	r record;
-	has boolean;
-	cleared text[] := '{}';
-BEGIN
-	FOR r IN
-		WITH RECURSIVE t AS (
-			SELECT k.oid FROM pg_class k
-			WHERE k.relnamespace = 'brain'::regnamespace AND k.relkind IN ('r', 'p') AND NOT k.relispartition
-		), up (oid, depth) AS (
-			SELECT oid, 0 FROM t
-			UNION ALL
-			SELECT f.confrelid, up.depth + 1 FROM up
-			JOIN pg_constraint f ON f.contype = 'f' AND f.conrelid = up.oid AND f.confrelid <> f.conrelid
-			WHERE up.depth < 32
-		)
-		SELECT up.oid::regclass AS tbl FROM up
-		WHERE up.oid IN (SELECT oid FROM t) AND up.oid NOT IN (SELECT tbl FROM longmemeval.seeded)
-		GROUP BY up.oid ORDER BY max(up.depth), up.oid::regclass::text
-	LOOP
-		EXECUTE format('SELECT EXISTS (SELECT FROM %s)', r.tbl) INTO has;
-		IF has THEN
-			EXECUTE format('DELETE FROM %s', r.tbl);
-			cleared := cleared || r.tbl::text;
-		END IF;
-	END LOOP;
-	FOR r IN SELECT * FROM longmemeval.seeded ORDER BY tbl::text LOOP
-		IF longmemeval.fingerprint(r.tbl) <> r.fingerprint THEN
-			EXECUTE format('DELETE FROM %s', r.tbl);
-			EXECUTE format('INSERT INTO %s (%s) OVERRIDING SYSTEM VALUE SELECT %s FROM %s', r.tbl, r.cols, r.cols, r.copy);
-			cleared := cleared || r.tbl::text;
-		END IF;
-	END LOOP;
-	-- Materialized views derive from the tables: recomputed from them now.
-	FOR r IN SELECT k.oid::regclass AS tbl FROM pg_class k
-		WHERE k.relnamespace = 'brain'::regnamespace AND k.relkind = 'm' AND k.relispopulated
-	LOOP
-		EXECUTE format('REFRESH MATERIALIZED VIEW %s', r.tbl);
-	END LOOP;
-	RETURN cleared;
-END
-$fn$;
-`
+// installScratchSQL runs the files of scratchSQLDir in name order.
+func (s *Scratch) installScratchSQL(ctx context.Context) error {
+	files, err := fs.Glob(pgbrain.SQLFiles, scratchSQLDir+"/*.sql")
+	if err != nil || len(files) == 0 {
+		return fmt.Errorf("preparing the LongMemEval database %s: no SQL in %s/ of the embedded tree (%v)", s.Name, scratchSQLDir, err)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		sql, err := fs.ReadFile(pgbrain.SQLFiles, f)
+		if err != nil {
+			return fmt.Errorf("preparing the LongMemEval database %s: reading %s: %w", s.Name, f, err)
+		}
+		if _, err := s.B.Pool.Exec(ctx, string(sql)); err != nil {
+			return fmt.Errorf("preparing the LongMemEval database %s: %s: %w", s.Name, f, err)
+		}
+	}
+	return nil
+}
 
 // Reset empties the scratch brain: nothing of an earlier question remains.
 func (s *Scratch) Reset(ctx context.Context) error {

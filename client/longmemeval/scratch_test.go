@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -403,5 +404,90 @@ func TestScratchSettings(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s = %s in the scratch database, want %s", c.name, got, c.want)
 		}
+	}
+}
+
+// scratchShape is what the scratch SQL (longmemeval/*.sql) changes in a
+// migrated brain, read from the catalog.
+type scratchShape struct {
+	Indexes         []string // of brain.chunks
+	ForeignKeys     int      // in schema brain
+	LoggedTables    int      // permanent tables in schema brain
+	EnabledTriggers []string // of brain.chunks, enabled
+	Helpers         []string // functions of schema longmemeval
+	Seeded          []string // tables longmemeval.seeded restores
+}
+
+func readScratchShape(t *testing.T, pool interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, withHelpers bool) scratchShape {
+	t.Helper()
+	ctx := context.Background()
+	var sh scratchShape
+	q := `SELECT
+		coalesce((SELECT array_agg(indexrelid::regclass::text ORDER BY 1) FROM pg_index WHERE indrelid = 'brain.chunks'::regclass), '{}'),
+		(SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND connamespace = 'brain'::regnamespace),
+		(SELECT count(*) FROM pg_class WHERE relnamespace = 'brain'::regnamespace AND relkind = 'r' AND relpersistence = 'p'),
+		coalesce((SELECT array_agg(tgname::text ORDER BY 1) FROM pg_trigger WHERE tgrelid = 'brain.chunks'::regclass AND NOT tgisinternal AND tgenabled <> 'D'), '{}')`
+	if err := pool.QueryRow(ctx, q).Scan(&sh.Indexes, &sh.ForeignKeys, &sh.LoggedTables, &sh.EnabledTriggers); err != nil {
+		t.Fatal(err)
+	}
+	if withHelpers {
+		q := `SELECT
+			(SELECT array_agg(DISTINCT proname::text ORDER BY proname::text) FROM pg_proc WHERE pronamespace = 'longmemeval'::regnamespace),
+			(SELECT array_agg(tbl::text ORDER BY tbl::text) FROM longmemeval.seeded)`
+		if err := pool.QueryRow(ctx, q).Scan(&sh.Helpers, &sh.Seeded); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return sh
+}
+
+// TestScratchTakesTheBenchmarkShape checks that NewScratch runs every file
+// of longmemeval/ on the scratch brain and nothing of it on the user's: the
+// scratch brain's chunks keep no GIN or HNSW index and no term-statistics
+// trigger, its tables are unlogged without foreign keys, and schema
+// longmemeval holds the reset, BM25 and retrieval helpers.
+func TestScratchTakesTheBenchmarkShape(t *testing.T) {
+	u, user := userBrain(t)
+	before := readScratchShape(t, user.Pool, false)
+	if !slices.Contains(before.Indexes, "brain.chunks_tsv_gin") || before.ForeignKeys == 0 || before.LoggedTables == 0 ||
+		!slices.Contains(before.EnabledTriggers, "chunks_term_stats_insert") {
+		t.Fatalf("a migrated brain should have a GIN index, foreign keys, logged tables and term-statistics triggers: %+v", before)
+	}
+	s := newScratch(t, u, false)
+	got := readScratchShape(t, s.B.Pool, true)
+	for _, ix := range got.Indexes {
+		if ix == "brain.chunks_tsv_gin" || strings.Contains(ix, "hnsw") {
+			t.Errorf("scratch brain keeps index %s", ix)
+		}
+	}
+	for _, tg := range got.EnabledTriggers {
+		if strings.HasPrefix(tg, "chunks_term_stats_") {
+			t.Errorf("scratch brain keeps trigger %s enabled", tg)
+		}
+	}
+	if got.ForeignKeys != 0 || got.LoggedTables != 0 {
+		t.Errorf("scratch brain has %d foreign keys and %d logged tables, want none", got.ForeignKeys, got.LoggedTables)
+	}
+	for _, fn := range []string{"fingerprint", "bm25_stats", "reset", "retrieve", "question_parts"} {
+		if !slices.Contains(got.Helpers, fn) {
+			t.Errorf("schema longmemeval lacks %s: has %v", fn, got.Helpers)
+		}
+	}
+	if !slices.Contains(got.Seeded, "brain.config") {
+		t.Errorf("longmemeval.seeded = %v, want brain.config among the restored tables", got.Seeded)
+	}
+	if after := readScratchShape(t, user.Pool, false); !slices.Equal(after.Indexes, before.Indexes) ||
+		after.ForeignKeys != before.ForeignKeys || after.LoggedTables != before.LoggedTables ||
+		!slices.Equal(after.EnabledTriggers, before.EnabledTriggers) {
+		t.Errorf("the user's brain changed: %+v, was %+v", after, before)
+	}
+	var schemas int
+	if err := user.Pool.QueryRow(context.Background(), `SELECT count(*) FROM pg_namespace WHERE nspname = 'longmemeval'`).Scan(&schemas); err != nil {
+		t.Fatal(err)
+	}
+	if schemas != 0 {
+		t.Error("the user's brain got schema longmemeval")
 	}
 }
