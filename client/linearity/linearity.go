@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 	"unsafe"
 )
@@ -123,6 +124,25 @@ func Measure(f func(string), small, big string, limit float64) (Growth, error) {
 		return Growth{}, fmt.Errorf("measuring CPU time: %w", err)
 	}
 	return g, nil
+}
+
+// Limit is the growth from 10 KB to 100 KB that Require refuses: linear
+// work gives about 10, quadratic about 100, and 20 leaves room for noise.
+const Limit = 20.0
+
+// Require fails t for every unit on which f's CPU time grows by Limit or
+// more from 10 KB to 100 KB of the unit repeated.
+func Require(t testing.TB, f func(string), units []string) {
+	t.Helper()
+	for _, unit := range units {
+		g, err := Measure(f, Repeat(unit, 10_000), Repeat(unit, 100_000), Limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Ratio >= Limit {
+			t.Errorf("%q: 100 KB took %v of CPU, 10 KB %v: ratio %.1f, want linear (about 10)", unit, g.Big, g.Small, g.Ratio)
+		}
+	}
 }
 
 // threadCPU is the CPU time the calling thread has used

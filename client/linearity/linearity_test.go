@@ -28,7 +28,7 @@ func scanFromEach(s string) {
 }
 
 func TestMeasureTellsLinearFromQuadratic(t *testing.T) {
-	const limit = 20.0
+	const limit = Limit
 	small, big := Repeat("ab", 10_000), Repeat("ab", 100_000)
 	g, err := Measure(scanOnce, small, big, limit)
 	if err != nil {

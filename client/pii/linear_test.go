@@ -9,23 +9,13 @@ import (
 
 // TestClassifyLinearWork compares the CPU time of Classify on 10 KB and on
 // 100 KB of each hostile input (linearity.ClassifyUnits): linear work gives
-// a ratio near 10, quadratic near 100, and the bound of 20 sits between
-// them with room for noise. CPU time of the measuring thread, unlike
-// wall-clock time, does not grow while the machine is busy with other work,
-// and no absolute budget is asserted here: how fast 100 KB is, is a speed
-// claim for `make bench` (suite hostile).
+// a ratio near 10, quadratic near 100, and linearity.Require refuses 20.
+// CPU time of the measuring thread, unlike wall-clock time, does not grow
+// while the machine is busy with other work, and no absolute budget is
+// asserted here: how fast 100 KB is, is a speed claim for `make bench`
+// (suite hostile).
 func TestClassifyLinearWork(t *testing.T) {
-	const limit = 20.0
-	for _, unit := range linearity.ClassifyUnits() {
-		small, big := linearity.Repeat(unit, 10_000), linearity.Repeat(unit, 100_000)
-		g, err := linearity.Measure(func(s string) { Classify(s) }, small, big, limit)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if g.Ratio >= limit {
-			t.Errorf("%q: 100 KB took %v of CPU, 10 KB %v: ratio %.1f, want linear (about 10)", unit, g.Big, g.Small, g.Ratio)
-		}
-	}
+	linearity.Require(t, func(s string) { Classify(s) }, linearity.ClassifyUnits())
 }
 
 func BenchmarkClassify100KB(b *testing.B) {

@@ -95,22 +95,12 @@ func TestKinds(t *testing.T) {
 
 // TestScrubLinearWork compares the CPU time of Scrub on 10 KB and on 100 KB
 // of each adversarial input (linearity.ScrubUnits): linear work gives a
-// ratio near 10, quadratic near 100. CPU time of the measuring thread does
-// not grow while the machine is busy with other work, unlike wall-clock
-// time; the bound on how long 100 KB may take is a speed claim, measured by
-// `make bench` (suite hostile), not here.
+// ratio near 10, quadratic near 100, and linearity.Require refuses 20. CPU
+// time of the measuring thread does not grow while the machine is busy with
+// other work, unlike wall-clock time; the bound on how long 100 KB may take
+// is a speed claim, measured by `make bench` (suite hostile), not here.
 func TestScrubLinearWork(t *testing.T) {
-	const limit = 20.0
-	for _, unit := range linearity.ScrubUnits() {
-		small, big := linearity.Repeat(unit, 10_000), linearity.Repeat(unit, 100_000)
-		g, err := linearity.Measure(func(s string) { Scrub(s) }, small, big, limit)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if g.Ratio >= limit {
-			t.Errorf("%q: 100 KB took %v of CPU, 10 KB %v: ratio %.1f, want linear (about 10)", unit, g.Big, g.Small, g.Ratio)
-		}
-	}
+	linearity.Require(t, func(s string) { Scrub(s) }, linearity.ScrubUnits())
 }
 
 func BenchmarkScrub100KB(b *testing.B) {

@@ -37,12 +37,12 @@ func benchHostile(ctx context.Context, env *benchEnv) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			g, err := linearity.Measure(d.f, linearity.Repeat(unit, 10_000), linearity.Repeat(unit, 100_000), 20)
+			g, err := linearity.Measure(d.f, linearity.Repeat(unit, 10_000), linearity.Repeat(unit, 100_000), linearity.Limit)
 			if err != nil {
 				return err
 			}
 			ok := "yes"
-			if g.Big >= hostileBudget || g.Ratio >= 20 {
+			if g.Big >= hostileBudget || g.Ratio >= linearity.Limit {
 				ok = "**no**"
 				over++
 			}
