@@ -3,6 +3,7 @@ package migrate_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -167,43 +168,18 @@ func TestEmbedLocal(t *testing.T) {
 	}
 }
 
-// embedV1 is the local embedder as schema version 5 defined it, in numeric
-// arithmetic: migration 6 promises the same vectors, and the same document
-// lengths, from cheaper arithmetic in one pass.
-const embedV1 = `CREATE FUNCTION pg_temp.embed_v1(doc tsvector) RETURNS vector(256)
-LANGUAGE sql IMMUTABLE AS $fn$
-	SELECT l2_normalize(
-		format('{%s}/256', string_agg(format('%s:%s', b + 1, w), ',' ORDER BY b))::sparsevec::vector(256))
-	FROM (
-		SELECT b, sum(w) AS w
-		FROM (
-			SELECT (hashtext(lexeme) & 2147483647) % 256 AS b,
-			       CASE WHEN hashtext('~' || lexeme) & 1 = 0 THEN 1.0 ELSE -1.0 END
-			       * (1.0 + ln(coalesce(array_length(positions, 1), 1)))
-			       * CASE WHEN 'A' = ANY (weights) THEN 2.0 ELSE 1.0 END AS w
-			FROM unnest(coalesce(doc, ''::tsvector))
-		) f
-		GROUP BY b
-	) g
-	WHERE w <> 0
-	HAVING count(*) > 0
-$fn$`
-
-// tsvLengthV1 is the BM25 document length as schema version 5 defined it.
-const tsvLengthV1 = `CREATE FUNCTION pg_temp.tsv_length_v1(doc tsvector) RETURNS int
-LANGUAGE sql IMMUTABLE AS $fn$
-	SELECT coalesce(sum(coalesce(cardinality(positions), 0) + CASE WHEN positions IS NULL OR cardinality(positions) = 0 THEN 1 ELSE 0 END), 0)::int
-	FROM unnest(coalesce(doc, ''::tsvector))
-$fn$`
-
 func TestEmbedLocalKeepsItsFeatures(t *testing.T) {
 	ctx := context.Background()
 	conn := connect(t)
-	if _, err := conn.Exec(ctx, embedV1); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.Exec(ctx, tsvLengthV1); err != nil {
-		t.Fatal(err)
+	// The version 5 definitions, in pg_temp: embed_v1 and tsv_length_v1.
+	for _, f := range []string{"testdata/embed_v1.sql", "testdata/tsv_length_v1.sql"} {
+		sql, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.Exec(ctx, string(sql)); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
 	}
 	// The catalog's function descriptions are thousands of real English
 	// sentences; a title-weighted name makes the A weights count too.

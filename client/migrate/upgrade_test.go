@@ -267,8 +267,7 @@ func TestRepeatableTierFollowsItsChecksum(t *testing.T) {
 	}
 	// A database whose copy is older (here: a function body replaced and
 	// the checksum changed) gets today's functions back.
-	if _, err := conn.Exec(ctx, `CREATE OR REPLACE FUNCTION brain.detect_detail(q text) RETURNS text
-		LANGUAGE sql IMMUTABLE AS 'SELECT ''high''';
+	if _, err := conn.Exec(ctx, staleDetectDetail+`;
 		UPDATE brain.config SET value = 'old' WHERE key = 'functions_checksum'`); err != nil {
 		t.Fatal(err)
 	}
@@ -288,8 +287,7 @@ func TestRepeatableTierFollowsItsChecksum(t *testing.T) {
 	// The same files rendered with other settings (pgvector moved to
 	// another schema, say) are applied again too.
 	files, _, _ := strings.Cut(want, ":")
-	if _, err := conn.Exec(ctx, `CREATE OR REPLACE FUNCTION brain.detect_detail(q text) RETURNS text
-		LANGUAGE sql IMMUTABLE AS 'SELECT ''high'''`); err != nil {
+	if _, err := conn.Exec(ctx, staleDetectDetail); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := conn.Exec(ctx, `UPDATE brain.config SET value = $1 WHERE key = 'functions_checksum'`, files+":rendered-elsewhere"); err != nil {
@@ -305,8 +303,7 @@ func TestRepeatableTierFollowsItsChecksum(t *testing.T) {
 		t.Fatal("migrate kept functions rendered with other settings")
 	}
 	// With the checksum current, migrate leaves the functions alone.
-	if _, err := conn.Exec(ctx, `CREATE OR REPLACE FUNCTION brain.detect_detail(q text) RETURNS text
-		LANGUAGE sql IMMUTABLE AS 'SELECT ''high'''`); err != nil {
+	if _, err := conn.Exec(ctx, staleDetectDetail); err != nil {
 		t.Fatal(err)
 	}
 	if err := migrate.Up(ctx, conn, migrate.Options{}); err != nil {
@@ -319,6 +316,10 @@ func TestRepeatableTierFollowsItsChecksum(t *testing.T) {
 		t.Fatal("migrate re-applied the functions although their checksum was current")
 	}
 }
+
+// staleDetectDetail replaces a repeatable function with one that answers
+// "high" to everything, standing for an older copy of functions/.
+const staleDetectDetail = `CREATE OR REPLACE FUNCTION brain.detect_detail(q text) RETURNS text LANGUAGE sql IMMUTABLE AS 'SELECT ''high'''`
 
 // Every function of the brain schema resolves names through a search_path
 // of its own, or (SQL-standard bodies) once, when it was created; never
