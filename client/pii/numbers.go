@@ -163,7 +163,7 @@ func (n *numScan) digits(i int) string {
 // must be 2-6 (Mastercard, Amex, Diners, JCB, Visa, Discover, UnionPay,
 // Maestro): it keeps ISBNs, millisecond timestamps and other long numbers out.
 // The separator is a space or dash; in query mode also a dot (and what gap
-// folds), while solid numbers are left to the plain scan.
+// folds), while solid numbers are left to the page scan.
 func (n *numScan) card(i int) {
 	g, t := n.g[i], n.f.text
 	if t[g.s] < '2' || t[g.s] > '6' || n.leftBlocked(g.s) || n.at(g.s-1) == '+' {

@@ -143,7 +143,7 @@ func (n *numScan) intlRun(i, skip, minDigits int) int {
 
 // queryNANP matches (AAA) EEE-NNNN, AAA-EEE-NNNN, AAA.EEE.NNNN and
 // AAA EEE NNNN, optionally after "1 " or "+1 ". The area code cannot start
-// with 0 or 1 (so "ids 123-456-7890" stays, as the plain scan decides); the
+// with 0 or 1 (so "ids 123-456-7890" stays, as the page scan decides); the
 // exchange can.
 func (n *numScan) queryNANP(i int) {
 	start, end, paren, ok := n.nanpAt(i, true)
@@ -197,7 +197,7 @@ func (n *numScan) plusBlocked(p int) bool {
 // international matches E.164 numbers written with '+', "00" or "(+cc)"
 // ("00 44 …" with a space after the prefix is not recognised: hex dumps are
 // full of "00 " bytes): a country code and subscriber number of 8 to 15
-// digits in all, in groups split by intlGap. It covers what the plain scan
+// digits in all, in groups split by intlGap. It covers what the page scan
 // skips: "+1" followed by a number that is not valid NANP, "(+44) 20 …" and
 // "0044 20 …".
 func (n *numScan) international(i int) {

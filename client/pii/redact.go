@@ -18,10 +18,10 @@ var redactionKinds = [...]string{
 	KindIBAN, KindBankAccount, KindPassport, KindDriversLicense, KindNationalID,
 }
 
-// redactionWant is what the plain scan looks for. Assignments to secret
-// names are left to the query-mode secret scan, whose expression accepts every name and
-// value the page scan's does (and more): running both would scan the same
-// windows twice.
+// redactionWant is what the page scan looks for. Assignments to secret
+// names are left to the secret scan's query mode, whose expression accepts
+// every name and value the page mode's does (and more): running both would
+// scan the same windows twice.
 var redactionWant = func() map[string]bool {
 	m := make(map[string]bool, len(redactionKinds))
 	for _, k := range redactionKinds {
@@ -96,8 +96,8 @@ func FindForRedaction(text string) []Match {
 		hide(c.start, c.end)
 	}
 	// The query number rules see addresses and tokens as opaque, exactly
-	// like the marker that will replace them. They do see the plain scan's
-	// numbers, so they can widen one ("(+44) 20 …" where the plain scan
+	// like the marker that will replace them. They do see the page scan's
+	// numbers, so they can widen one ("(+44) 20 …" where the page scan
 	// starts at the '+').
 	f.numbers(opaque, true)
 	return merge(f.out)
