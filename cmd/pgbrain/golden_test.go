@@ -259,7 +259,7 @@ var volatile = []struct {
 	{regexp.MustCompile(`Rows over 2× latency: \d+`), "Rows over 2× latency: <N>"},
 	// Measured latencies and timings, and ids (pages and chunks are
 	// numbered in the order parallel import writers commit them), in JSON.
-	{regexp.MustCompile(`("(?:elapsed\w*|\w*latency_\w*|latency_multiplier|\w*_ms|id|page_id|chunk_id)":\s*)-?[0-9][0-9.eE+-]*`), "${1}<N>"},
+	{regexp.MustCompile(`("(?:elapsed\w*|\w*latency_\w*|\w+_latency|latency_multiplier|\w*_ms|id|page_id|chunk_id)":\s*)-?[0-9][0-9.eE+-]*`), "${1}<N>"},
 	{regexp.MustCompile(`("(?:over_2x_latency)":\s*)(true|false)`), "${1}<BOOL>"},
 	{regexp.MustCompile(`("retrieved_chunk_ids":\s*)\[[0-9,\s]*\]`), "${1}[<IDS>]"},
 	// Hashes of files that hold times (bench publish's source), and of the
@@ -311,6 +311,9 @@ func checkGolden(t *testing.T, name, got string, names map[string]string) {
 	if got == string(want) {
 		return
 	}
+	// The whole output, for a diff by hand.
+	gotPath := filepath.Join(os.TempDir(), "pgbrain-"+name+".golden.got")
+	_ = os.WriteFile(gotPath, []byte(got), 0o644)
 	gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
 	for i := 0; i < len(gl) || i < len(wl); i++ {
 		var g, w string
@@ -321,7 +324,7 @@ func checkGolden(t *testing.T, name, got string, names map[string]string) {
 			w = wl[i]
 		}
 		if g != w {
-			t.Fatalf("%s differs from this run at line %d:\n want %q\n got  %q\n(rewrite it with -update if the change is intended; got %d lines, want %d)", path, i+1, w, g, len(gl), len(wl))
+			t.Fatalf("%s differs from this run at line %d:\n want %q\n got  %q\n(rewrite it with -update if the change is intended; got %d lines, want %d; this run's output is in %s)", path, i+1, w, g, len(gl), len(wl), gotPath)
 		}
 	}
 }
