@@ -66,7 +66,7 @@ func auditVerifyCommand() *cli.Command {
 			if c.Bool("full") && c.IsSet("since") {
 				return usageError("audit verify: --full checks every row; drop --since or --full")
 			}
-			b, err := openBrain(c)
+			b, err := openBrain(c, connectingRole)
 			if err != nil {
 				return err
 			}
@@ -208,7 +208,7 @@ func auditCheckpointCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			b, err := openBrain(c)
+			b, err := openBrain(c, connectingRole)
 			if err != nil {
 				return err
 			}
@@ -246,7 +246,7 @@ func auditFlushCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			b, err := openBrain(c)
+			b, err := openBrain(c, connectingRole)
 			if err != nil {
 				return err
 			}
@@ -284,7 +284,7 @@ func auditListCommand() *cli.Command {
 			if f.Limit < 0 {
 				return usageError("audit list: --limit must be 0 or more, not %d", f.Limit)
 			}
-			b, err := openBrain(c)
+			b, err := openBrain(c, connectingRole)
 			if err != nil {
 				return err
 			}

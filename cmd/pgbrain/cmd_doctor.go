@@ -31,7 +31,7 @@ func doctorCommand() *cli.Command {
 				return err
 			}
 			cfg, cfgErr := evalconfig.Load(home, os.Getenv)
-			b, err := openBrain(c)
+			b, err := openBrain(c, connectingRole)
 			if err != nil {
 				return err
 			}

@@ -26,7 +26,7 @@ func piiCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					b, err := openBrain(c)
+					b, err := openBrain(c, connectingRole)
 					if err != nil {
 						return err
 					}
@@ -57,7 +57,7 @@ func piiCommand() *cli.Command {
 					if err != nil {
 						return usageError("pii set: --categories: %v", err)
 					}
-					b, err := openBrain(c)
+					b, err := openBrain(c, connectingRole)
 					if err != nil {
 						return err
 					}
@@ -79,7 +79,7 @@ func piiCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					b, err := openBrain(c)
+					b, err := openBrain(c, connectingRole)
 					if err != nil {
 						return err
 					}
@@ -99,7 +99,7 @@ func piiCommand() *cli.Command {
 					if c.NArg() != 0 {
 						return usageError("pii scan: takes no arguments")
 					}
-					b, err := openBrain(c)
+					b, err := openBrain(c, connectingRole)
 					if err != nil {
 						return err
 					}

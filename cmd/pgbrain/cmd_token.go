@@ -38,7 +38,7 @@ func tokenCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					b, err := openBrain(c)
+					b, err := openBrain(c, connectingRole)
 					if err != nil {
 						return err
 					}
@@ -63,7 +63,7 @@ func tokenCommand() *cli.Command {
 					if c.NArg() != 0 {
 						return usageError("token list: takes no arguments")
 					}
-					b, err := openBrain(c)
+					b, err := openBrain(c, connectingRole)
 					if err != nil {
 						return err
 					}
@@ -103,7 +103,7 @@ func tokenCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					b, err := openBrain(c)
+					b, err := openBrain(c, connectingRole)
 					if err != nil {
 						return err
 					}

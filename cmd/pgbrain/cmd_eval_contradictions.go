@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -18,16 +16,6 @@ import (
 	"github.com/pgbrain/pgbrain/client/progress"
 	"github.com/pgbrain/pgbrain/client/search"
 )
-
-// probeSubcommands are the model-judged quality instruments under
-// `pgbrain eval` (docs/eval-loop.md).
-func probeSubcommands() []*cli.Command {
-	return []*cli.Command{
-		evalContradictionsCommand(),
-		evalCrossModalCommand(),
-		evalNightlyCommand(),
-	}
-}
 
 // probeChat is the chat model of PGBRAIN_CHAT_*, metered, with replies
 // bounded to maxTokens, and the price table of the home's config.json.
@@ -85,7 +73,7 @@ func evalContradictionsCommand() *cli.Command {
 					if c.NArg() != 2 {
 						return usageError("eval suspected-contradictions dismiss: give the pair's two hashes, as 'pgbrain doctor' prints them")
 					}
-					b, err := openBrain(c)
+					b, err := openBrain(c, connectingRole)
 					if err != nil {
 						return err
 					}
@@ -140,7 +128,7 @@ func evalContradictions(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	b, err := openBrain(c)
+	b, err := openBrain(c, connectingRole)
 	if err != nil {
 		return err
 	}
@@ -214,7 +202,7 @@ func evalContradictionsTrend(c *cli.Context) error {
 	if days < 1 || days > 3660 {
 		return usageError("eval suspected-contradictions trend: --days %d is out of range; use 1 to 3660", days)
 	}
-	b, err := openBrain(c)
+	b, err := openBrain(c, connectingRole)
 	if err != nil {
 		return err
 	}
@@ -240,16 +228,4 @@ func writeJSONFile(path string, v any) error {
 		return fmt.Errorf("encoding %s: %w", path, err)
 	}
 	return atomicfile.Write(path, append(data, '\n'), 0o600)
-}
-
-// readArg returns s, or the contents of file F when s is "@F".
-func readArg(flag, s string) (string, error) {
-	if !strings.HasPrefix(s, "@") {
-		return s, nil
-	}
-	data, err := os.ReadFile(s[1:])
-	if err != nil {
-		return "", usageError("--%s %s: %v", flag, s, err)
-	}
-	return string(data), nil
 }
