@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/markdown"
 )
 
@@ -18,16 +20,13 @@ func deleteCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usageError("delete: give exactly one slug")
 			}
-			b, err := openBrain(c, connectingRole)
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			if err := b.DeletePage(c.Context, c.String("source"), markdown.NormalizeSlug(c.Args().First())); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.ErrWriter, "pgbrain: deleted %s\n", c.Args().First())
-			return nil
+			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+				if err := b.DeletePage(ctx, c.String("source"), markdown.NormalizeSlug(c.Args().First())); err != nil {
+					return err
+				}
+				fmt.Fprintf(c.App.ErrWriter, "pgbrain: deleted %s\n", c.Args().First())
+				return nil
+			})
 		},
 	}
 }

@@ -1,14 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pgbrain/pgbrain/client/brain"
+	"github.com/pgbrain/pgbrain/client/embed"
 	"github.com/pgbrain/pgbrain/client/embed/refresh"
 	"github.com/pgbrain/pgbrain/client/ingest"
-	"github.com/pgbrain/pgbrain/client/progress"
 )
 
 func embedCommand() *cli.Command {
@@ -24,48 +26,41 @@ func embedCommand() *cli.Command {
 			if c.Bool("stale") && c.Bool("all") {
 				return usageError("embed: choose one of --stale and --all")
 			}
-			b, err := openBrain(c, connectingRole)
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			emb, err := clientEmbedder(b)
-			if err != nil {
-				return err
-			}
-			if err := restoreIndex(c, b); err != nil {
-				return err
-			}
-			// Pages written from psql first get the chunks put would have
-			// written; their vectors follow below (or from the local
-			// embedder's trigger).
-			pending, err := ingest.ChunkPending(c.Context, b, ingest.Options{Embedder: emb})
-			if err != nil {
-				return err
-			}
-			bar := progress.New(c.App.ErrWriter, "embedding", !c.Bool("json"))
-			n, err := refresh.Run(c.Context, b, refresh.Options{All: c.Bool("all"), Embedder: emb, Progress: bar.Update})
-			bar.Done()
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				if err := json.NewEncoder(c.App.Writer).Encode(map[string]any{"embedded": n, "rechunked": pending}); err != nil {
+			return withEmbedder(c, connectingRole, func(ctx context.Context, b *brain.Brain, emb embed.Embedder) error {
+				if err := restoreIndex(c, b); err != nil {
 					return err
 				}
-			} else {
-				if pending.Pages > 0 || len(pending.Failures) > 0 {
-					fmt.Fprintf(c.App.Writer, "rechunked %d pages written outside pgbrain (%d chunks)\n", pending.Pages, pending.Chunks)
+				// Pages written from psql first get the chunks put would have
+				// written; their vectors follow below (or from the local
+				// embedder's trigger).
+				pending, err := ingest.ChunkPending(ctx, b, ingest.Options{Embedder: emb})
+				if err != nil {
+					return err
 				}
-				for _, f := range pending.Failures {
-					fmt.Fprintf(c.App.ErrWriter, "pgbrain: %s is still pending: %s\n", f.Path, f.Reason)
+				n, err := withProgress(c, "embedding", func(update func(done, total int)) (int64, error) {
+					return refresh.Run(ctx, b, refresh.Options{All: c.Bool("all"), Embedder: emb, Progress: update})
+				})
+				if err != nil {
+					return err
 				}
-				fmt.Fprintf(c.App.Writer, "embedded %d chunks\n", n)
-			}
-			if len(pending.Failures) > 0 {
-				return cli.Exit("", 1)
-			}
-			return nil
+				if c.Bool("json") {
+					if err := json.NewEncoder(c.App.Writer).Encode(map[string]any{"embedded": n, "rechunked": pending}); err != nil {
+						return err
+					}
+				} else {
+					if pending.Pages > 0 || len(pending.Failures) > 0 {
+						fmt.Fprintf(c.App.Writer, "rechunked %d pages written outside pgbrain (%d chunks)\n", pending.Pages, pending.Chunks)
+					}
+					for _, f := range pending.Failures {
+						fmt.Fprintf(c.App.ErrWriter, "pgbrain: %s is still pending: %s\n", f.Path, f.Reason)
+					}
+					fmt.Fprintf(c.App.Writer, "embedded %d chunks\n", n)
+				}
+				if len(pending.Failures) > 0 {
+					return cli.Exit("", 1)
+				}
+				return nil
+			})
 		},
 	}
 }

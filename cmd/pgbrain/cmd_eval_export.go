@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"sync/atomic"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/export"
 )
 
@@ -45,40 +47,37 @@ func evalExportCommand() *cli.Command {
 			if opts.Limit < 0 {
 				return usageError("eval export: --limit %d: give a positive number of rows", opts.Limit)
 			}
-			b, err := openBrain(c, connectingRole)
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			stderr := c.App.ErrWriter
-			// Heartbeats come from a ticker, so they continue while the
-			// window end waits for in-flight transactions, before any row.
-			var written atomic.Int64
-			opts.Progress = written.Store
-			done := make(chan struct{})
-			go func() {
-				t := time.NewTicker(2 * time.Second)
-				defer t.Stop()
-				for {
-					select {
-					case <-done:
-						return
-					case <-t.C:
-						fmt.Fprintf(stderr, "pgbrain: eval export: %d rows so far\n", written.Load())
+			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+				stderr := c.App.ErrWriter
+				// Heartbeats come from a ticker, so they continue while the
+				// window end waits for in-flight transactions, before any row.
+				var written atomic.Int64
+				opts.Progress = written.Store
+				done := make(chan struct{})
+				go func() {
+					t := time.NewTicker(2 * time.Second)
+					defer t.Stop()
+					for {
+						select {
+						case <-done:
+							return
+						case <-t.C:
+							fmt.Fprintf(stderr, "pgbrain: eval export: %d rows so far\n", written.Load())
+						}
 					}
+				}()
+				sum, err := export.Export(ctx, b.Pool, c.App.Writer, opts)
+				close(done)
+				if err != nil {
+					return err
 				}
-			}()
-			sum, err := export.Export(c.Context, b.Pool, c.App.Writer, opts)
-			close(done)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(stderr, "exported %d rows; window end %s\n", sum.Rows, sum.WindowEnd.UTC().Format(export.TimeLayout))
-			if sum.Left > 0 {
-				fmt.Fprintf(stderr, "pgbrain: eval export: --limit %d left %d older rows of this window unexported; a run chained from this window end would skip them: export again with a larger --limit\n",
-					opts.Limit, sum.Left)
-			}
-			return nil
+				fmt.Fprintf(stderr, "exported %d rows; window end %s\n", sum.Rows, sum.WindowEnd.UTC().Format(export.TimeLayout))
+				if sum.Left > 0 {
+					fmt.Fprintf(stderr, "pgbrain: eval export: --limit %d left %d older rows of this window unexported; a run chained from this window end would skip them: export again with a larger --limit\n",
+						opts.Limit, sum.Left)
+				}
+				return nil
+			})
 		},
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pgbrain/pgbrain/client/baseline"
+	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/eval"
 	"github.com/pgbrain/pgbrain/client/replay"
 	"github.com/pgbrain/pgbrain/client/search"
@@ -102,64 +104,61 @@ func evalGate(c *cli.Context) error {
 	}
 	th := eval.Merge(cliTh, baseTh).Resolve()
 
-	b, err := openBrain(c, connectingRole)
-	if err != nil {
-		return err
-	}
-	defer b.Close()
-	s, err := searcherFor(b)
-	if err != nil {
-		return err
-	}
-	asJSON := c.Bool("json")
-	var reg *eval.RegressionGate
-	if base != nil {
-		meter, err := replayExpansion(c, b, &s, base.Rows, "eval gate")
+	return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+		s, err := searcherFor(b)
 		if err != nil {
 			return err
 		}
-		rep, err := replay.Run(c.Context, s, base.Rows, replay.Options{Progress: progressLine(c, !asJSON)})
-		if err != nil {
+		asJSON := c.Bool("json")
+		var reg *eval.RegressionGate
+		if base != nil {
+			meter, err := replayExpansion(c, b, &s, base.Rows, "eval gate")
+			if err != nil {
+				return err
+			}
+			rep, err := replay.Run(ctx, s, base.Rows, replay.Options{Progress: progressLine(c, !asJSON)})
+			if err != nil {
+				return err
+			}
+			reportUsage(c.App.ErrWriter, meter)
+			g := eval.EvaluateRegression(eval.RegressionInput{
+				Baseline: basePath, RowsTotal: rep.Summary.RowsTotal, RowsReplayed: rep.Summary.RowsReplayed,
+				RowsErrored: rep.Summary.RowsErrored, MeanJaccard: rep.Summary.MeanJaccard, Top1Rate: rep.Summary.Top1StabilityRate,
+				CapturedMeanLatencyMS: rep.CapturedMeanLatencyMS, CurrentMeanLatencyMS: rep.CurrentMeanLatencyMS,
+			}, th)
+			reg = &g
+		}
+		var cor *eval.CorrectnessGate
+		if qrels != nil {
+			rep, err := eval.Run(ctx, dbSearcher{s}, qrels, k, progressLine(c, !asJSON))
+			if err != nil {
+				return err
+			}
+			g := eval.EvaluateCorrectness(rep, th)
+			cor = &g
+		}
+		v := eval.Decide(reg, cor)
+		if path := c.String("junit"); path != "" {
+			var buf bytes.Buffer
+			if err := eval.WriteJUnit(&buf, v); err != nil {
+				return err
+			}
+			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+				return fmt.Errorf("writing the JUnit report: %w", err)
+			}
+		}
+		if asJSON {
+			if err := writeJSON(c.App.Writer, v); err != nil {
+				return err
+			}
+		} else if err := printGate(c.App.Writer, v); err != nil {
 			return err
 		}
-		reportUsage(c.App.ErrWriter, meter)
-		g := eval.EvaluateRegression(eval.RegressionInput{
-			Baseline: basePath, RowsTotal: rep.Summary.RowsTotal, RowsReplayed: rep.Summary.RowsReplayed,
-			RowsErrored: rep.Summary.RowsErrored, MeanJaccard: rep.Summary.MeanJaccard, Top1Rate: rep.Summary.Top1StabilityRate,
-			CapturedMeanLatencyMS: rep.CapturedMeanLatencyMS, CurrentMeanLatencyMS: rep.CurrentMeanLatencyMS,
-		}, th)
-		reg = &g
-	}
-	var cor *eval.CorrectnessGate
-	if qrels != nil {
-		rep, err := eval.Run(c.Context, dbSearcher{s}, qrels, k, progressLine(c, !asJSON))
-		if err != nil {
-			return err
+		if !v.Passed() {
+			return cli.Exit("", 1)
 		}
-		g := eval.EvaluateCorrectness(rep, th)
-		cor = &g
-	}
-	v := eval.Decide(reg, cor)
-	if path := c.String("junit"); path != "" {
-		var buf bytes.Buffer
-		if err := eval.WriteJUnit(&buf, v); err != nil {
-			return err
-		}
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			return fmt.Errorf("writing the JUnit report: %w", err)
-		}
-	}
-	if asJSON {
-		if err := writeJSON(c.App.Writer, v); err != nil {
-			return err
-		}
-	} else if err := printGate(c.App.Writer, v); err != nil {
-		return err
-	}
-	if !v.Passed() {
-		return cli.Exit("", 1)
-	}
-	return nil
+		return nil
+	})
 }
 
 func printGate(w io.Writer, v eval.Verdict) error {

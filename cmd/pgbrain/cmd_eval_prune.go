@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/export"
 )
 
@@ -27,21 +29,18 @@ func evalPruneCommand() *cli.Command {
 			if err != nil {
 				return usageError("eval prune: --older-than: %v", err)
 			}
-			b, err := openBrain(c, connectingRole)
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			n, err := export.Prune(c.Context, b.Pool, d, c.Bool("dry-run"))
-			if err != nil {
-				return err
-			}
-			verb := "removed"
-			if c.Bool("dry-run") {
-				verb = "would remove"
-			}
-			fmt.Fprintf(c.App.Writer, "%s %d eval candidates older than %s\n", verb, n, c.String("older-than"))
-			return nil
+			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+				n, err := export.Prune(ctx, b.Pool, d, c.Bool("dry-run"))
+				if err != nil {
+					return err
+				}
+				verb := "removed"
+				if c.Bool("dry-run") {
+					verb = "would remove"
+				}
+				fmt.Fprintf(c.App.Writer, "%s %d eval candidates older than %s\n", verb, n, c.String("older-than"))
+				return nil
+			})
 		},
 	}
 }

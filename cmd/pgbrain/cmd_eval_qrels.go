@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/eval"
 	"github.com/pgbrain/pgbrain/client/search"
 )
@@ -32,23 +34,20 @@ func evalQrelsCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			b, err := openBrain(c, connectingRole)
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			s, err := searcherFor(b)
-			if err != nil {
-				return err
-			}
-			rep, err := eval.Run(c.Context, dbSearcher{s}, q, k, progressLine(c, !c.Bool("json")))
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				return writeJSON(c.App.Writer, rep)
-			}
-			return printQrels(c.App.Writer, rep)
+			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+				s, err := searcherFor(b)
+				if err != nil {
+					return err
+				}
+				rep, err := eval.Run(ctx, dbSearcher{s}, q, k, progressLine(c, !c.Bool("json")))
+				if err != nil {
+					return err
+				}
+				if c.Bool("json") {
+					return writeJSON(c.App.Writer, rep)
+				}
+				return printQrels(c.App.Writer, rep)
+			})
 		},
 	}
 }

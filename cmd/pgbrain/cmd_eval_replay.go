@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -9,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pgbrain/pgbrain/client/baseline"
+	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/budget"
 	"github.com/pgbrain/pgbrain/client/replay"
 )
@@ -38,49 +40,46 @@ func evalReplayCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			b, err := openBrain(c, connectingRole)
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			s, err := searcherFor(b)
-			if err != nil {
-				return err
-			}
-			meter, err := replayExpansion(c, b, &s, replay.Select(f.Rows, c.Int("limit")), "eval replay")
-			if err != nil {
-				return err
-			}
-			asJSON := c.Bool("json")
-			prog := progressLine(c, !asJSON)
-			if prog != nil {
-				n := len(f.Rows)
-				if l := c.Int("limit"); l > 0 && l < n {
-					n = l
+			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+				s, err := searcherFor(b)
+				if err != nil {
+					return err
 				}
-				fmt.Fprintf(c.App.ErrWriter, "Replaying %d captured queries...\n", n)
-			}
-			rep, err := replay.Run(c.Context, s, f.Rows, replay.Options{Limit: c.Int("limit"), Progress: prog})
-			if err != nil {
-				return err
-			}
-			reportUsage(c.App.ErrWriter, meter)
-			if asJSON {
-				out := struct {
-					SchemaVersion int             `json:"schema_version"`
-					Summary       replay.Summary  `json:"summary"`
-					Results       []replay.Result `json:"results,omitempty"`
-					Usage         *budget.Summary `json:"usage,omitempty"`
-				}{SchemaVersion: 1, Summary: rep.Summary, Usage: usageOf(meter)}
-				if c.Bool("verbose") {
-					out.Results = rep.Results
-					if out.Results == nil {
-						out.Results = []replay.Result{}
+				meter, err := replayExpansion(c, b, &s, replay.Select(f.Rows, c.Int("limit")), "eval replay")
+				if err != nil {
+					return err
+				}
+				asJSON := c.Bool("json")
+				prog := progressLine(c, !asJSON)
+				if prog != nil {
+					n := len(f.Rows)
+					if l := c.Int("limit"); l > 0 && l < n {
+						n = l
 					}
+					fmt.Fprintf(c.App.ErrWriter, "Replaying %d captured queries...\n", n)
 				}
-				return writeJSON(c.App.Writer, out)
-			}
-			return printReplay(c.App.Writer, rep, c.Int("top-regressions"), c.Bool("verbose"))
+				rep, err := replay.Run(ctx, s, f.Rows, replay.Options{Limit: c.Int("limit"), Progress: prog})
+				if err != nil {
+					return err
+				}
+				reportUsage(c.App.ErrWriter, meter)
+				if asJSON {
+					out := struct {
+						SchemaVersion int             `json:"schema_version"`
+						Summary       replay.Summary  `json:"summary"`
+						Results       []replay.Result `json:"results,omitempty"`
+						Usage         *budget.Summary `json:"usage,omitempty"`
+					}{SchemaVersion: 1, Summary: rep.Summary, Usage: usageOf(meter)}
+					if c.Bool("verbose") {
+						out.Results = rep.Results
+						if out.Results == nil {
+							out.Results = []replay.Result{}
+						}
+					}
+					return writeJSON(c.App.Writer, out)
+				}
+				return printReplay(c.App.Writer, rep, c.Int("top-regressions"), c.Bool("verbose"))
+			})
 		},
 	}
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/markdown"
 )
 
@@ -19,20 +21,17 @@ func getCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usageError("get: give exactly one slug")
 			}
-			b, err := openBrain(c, connectingRole)
-			if err != nil {
+			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+				p, err := b.GetPage(ctx, c.String("source"), markdown.NormalizeSlug(c.Args().First()))
+				if err != nil {
+					return err
+				}
+				if c.Bool("json") {
+					return json.NewEncoder(c.App.Writer).Encode(p)
+				}
+				_, err = io.WriteString(c.App.Writer, p.Body)
 				return err
-			}
-			defer b.Close()
-			p, err := b.GetPage(c.Context, c.String("source"), markdown.NormalizeSlug(c.Args().First()))
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				return json.NewEncoder(c.App.Writer).Encode(p)
-			}
-			_, err = io.WriteString(c.App.Writer, p.Body)
-			return err
+			})
 		},
 	}
 }

@@ -1,14 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pgbrain/pgbrain/client/brain"
+	"github.com/pgbrain/pgbrain/client/embed"
 	"github.com/pgbrain/pgbrain/client/ingest"
-	"github.com/pgbrain/pgbrain/client/progress"
 )
 
 func importCommand() *cli.Command {
@@ -34,45 +36,38 @@ func importCommand() *cli.Command {
 			if c.Bool("force") && !c.Bool("prune") {
 				return usageError("import: --force only applies to --prune; add --prune or drop --force")
 			}
-			b, err := openBrain(c, connectingRole)
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			emb, err := clientEmbedder(b)
-			if err != nil {
-				return err
-			}
-			bar := progress.New(c.App.ErrWriter, "importing", !c.Bool("json"))
-			sum, err := ingest.ImportDir(c.Context, b, c.Args().First(), ingest.Options{
-				Source: c.String("source"), NoEmbed: c.Bool("no-embed"), Embedder: emb,
-				Prune: c.Bool("prune"), Force: c.Bool("force"), Writers: c.Int("writers"), Progress: bar.Update,
-			})
-			bar.Done()
-			if err != nil {
-				return err
-			}
-			printWarnings(c.App.ErrWriter, sum)
-			if c.Bool("json") {
-				if sum.Failures == nil {
-					sum.Failures = []ingest.Failure{}
-				}
-				if sum.Skipped == nil {
-					sum.Skipped = []ingest.Skipped{}
-				}
-				if sum.Collisions == nil {
-					sum.Collisions = []ingest.Collision{}
-				}
-				if err := json.NewEncoder(c.App.Writer).Encode(sum); err != nil {
+			return withEmbedder(c, connectingRole, func(ctx context.Context, b *brain.Brain, emb embed.Embedder) error {
+				sum, err := withProgress(c, "importing", func(update func(done, total int)) (ingest.Summary, error) {
+					return ingest.ImportDir(ctx, b, c.Args().First(), ingest.Options{
+						Source: c.String("source"), NoEmbed: c.Bool("no-embed"), Embedder: emb,
+						Prune: c.Bool("prune"), Force: c.Bool("force"), Writers: c.Int("writers"), Progress: update,
+					})
+				})
+				if err != nil {
 					return err
 				}
-			} else {
-				printSummary(c.App.Writer, sum)
-			}
-			if sum.Failed > 0 || sum.PruneSkipped != "" {
-				return cli.Exit("", 1)
-			}
-			return nil
+				printWarnings(c.App.ErrWriter, sum)
+				if c.Bool("json") {
+					if sum.Failures == nil {
+						sum.Failures = []ingest.Failure{}
+					}
+					if sum.Skipped == nil {
+						sum.Skipped = []ingest.Skipped{}
+					}
+					if sum.Collisions == nil {
+						sum.Collisions = []ingest.Collision{}
+					}
+					if err := json.NewEncoder(c.App.Writer).Encode(sum); err != nil {
+						return err
+					}
+				} else {
+					printSummary(c.App.Writer, sum)
+				}
+				if sum.Failed > 0 || sum.PruneSkipped != "" {
+					return cli.Exit("", 1)
+				}
+				return nil
+			})
 		},
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"text/tabwriter"
@@ -24,26 +25,23 @@ func listCommand() *cli.Command {
 			if c.Int("limit") < 0 {
 				return usageError("list: --limit must be 0 or more")
 			}
-			b, err := openBrain(c, connectingRole)
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			f := brain.ListFilter{Source: c.String("source"), Type: c.String("type"), Limit: c.Int("limit")}
-			if c.Bool("json") {
-				enc := json.NewEncoder(c.App.Writer)
-				return b.ListPages(c.Context, f, func(p brain.PageSummary) error { return enc.Encode(p) })
-			}
-			tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "SOURCE\tSLUG\tTYPE\tTITLE")
-			err = b.ListPages(c.Context, f, func(p brain.PageSummary) error {
-				_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.SourceID, p.Slug, p.Type, p.Title)
-				return err
+			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+				f := brain.ListFilter{Source: c.String("source"), Type: c.String("type"), Limit: c.Int("limit")}
+				if c.Bool("json") {
+					enc := json.NewEncoder(c.App.Writer)
+					return b.ListPages(ctx, f, func(p brain.PageSummary) error { return enc.Encode(p) })
+				}
+				tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "SOURCE\tSLUG\tTYPE\tTITLE")
+				err := b.ListPages(ctx, f, func(p brain.PageSummary) error {
+					_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.SourceID, p.Slug, p.Type, p.Title)
+					return err
+				})
+				if err != nil {
+					return err
+				}
+				return tw.Flush()
 			})
-			if err != nil {
-				return err
-			}
-			return tw.Flush()
 		},
 	}
 }

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pgbrain/pgbrain/client/brain"
+	"github.com/pgbrain/pgbrain/client/embed"
 	"github.com/pgbrain/pgbrain/client/ingest"
 	"github.com/pgbrain/pgbrain/client/markdown"
 )
@@ -24,33 +27,26 @@ func putCommand() *cli.Command {
 			if err != nil {
 				return fmt.Errorf("reading the page from stdin: %w", err)
 			}
-			b, err := openBrain(c, connectingRole)
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			emb, err := clientEmbedder(b)
-			if err != nil {
-				return err
-			}
-			if err := restoreIndex(c, b); err != nil {
-				return err
-			}
-			sum, err := ingest.PutPage(c.Context, b, markdown.NormalizeSlug(c.Args().First()), data, ingest.Options{
-				Source: c.String("source"), NoEmbed: c.Bool("no-embed"), Embedder: emb,
+			return withEmbedder(c, connectingRole, func(ctx context.Context, b *brain.Brain, emb embed.Embedder) error {
+				if err := restoreIndex(c, b); err != nil {
+					return err
+				}
+				sum, err := ingest.PutPage(ctx, b, markdown.NormalizeSlug(c.Args().First()), data, ingest.Options{
+					Source: c.String("source"), NoEmbed: c.Bool("no-embed"), Embedder: emb,
+				})
+				if err != nil {
+					return err
+				}
+				state := "unchanged"
+				switch {
+				case sum.Added > 0:
+					state = "added"
+				case sum.Updated > 0:
+					state = "updated"
+				}
+				fmt.Fprintf(c.App.ErrWriter, "pgbrain: %s %s (%d chunks)\n", state, c.Args().First(), sum.Chunks)
+				return nil
 			})
-			if err != nil {
-				return err
-			}
-			state := "unchanged"
-			switch {
-			case sum.Added > 0:
-				state = "added"
-			case sum.Updated > 0:
-				state = "updated"
-			}
-			fmt.Fprintf(c.App.ErrWriter, "pgbrain: %s %s (%d chunks)\n", state, c.Args().First(), sum.Chunks)
-			return nil
 		},
 	}
 }

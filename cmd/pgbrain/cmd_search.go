@@ -42,21 +42,18 @@ func searchCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			b, err := openBrain(c, connectingRole)
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			// Drained before the pool closes (defers run in reverse).
-			rec := captureRecorder(c, b)
-			defer rec.Close(context.WithoutCancel(c.Context))
-			r, err := search.Keyword(c.Context, b.Pool, q, o, search.Tuning{})
-			if err != nil {
-				return err
-			}
-			rec.Record(c.Context, r, capture.Caller{})
-			noWordsNote(c.App.ErrWriter, r)
-			return printResponse(c.App.Writer, r, c.Bool("json"))
+			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+				// Drained as this returns, before withBrain closes the pool.
+				rec := captureRecorder(c, b)
+				defer rec.Close(context.WithoutCancel(ctx))
+				r, err := search.Keyword(ctx, b.Pool, q, o, search.Tuning{})
+				if err != nil {
+					return err
+				}
+				rec.Record(ctx, r, capture.Caller{})
+				noWordsNote(c.App.ErrWriter, r)
+				return printResponse(c.App.Writer, r, c.Bool("json"))
+			})
 		},
 	}
 }

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/urfave/cli/v2"
 )
 
@@ -21,12 +23,9 @@ func sourcesCommand() *cli.Command {
 					if c.NArg() < 1 || c.NArg() > 2 {
 						return usageError("sources add: give ID and optionally NAME")
 					}
-					b, err := openBrain(c, connectingRole)
-					if err != nil {
-						return err
-					}
-					defer b.Close()
-					return b.AddSource(c.Context, c.Args().Get(0), c.Args().Get(1))
+					return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+						return b.AddSource(ctx, c.Args().Get(0), c.Args().Get(1))
+					})
 				},
 			},
 			{
@@ -34,24 +33,21 @@ func sourcesCommand() *cli.Command {
 				Usage: "list sources with their page counts",
 				Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON"}},
 				Action: func(c *cli.Context) error {
-					b, err := openBrain(c, connectingRole)
-					if err != nil {
-						return err
-					}
-					defer b.Close()
-					srcs, err := b.Sources(c.Context)
-					if err != nil {
-						return err
-					}
-					if c.Bool("json") {
-						return json.NewEncoder(c.App.Writer).Encode(srcs)
-					}
-					tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
-					fmt.Fprintln(tw, "ID\tPAGES\tNAME")
-					for _, s := range srcs {
-						fmt.Fprintf(tw, "%s\t%d\t%s\n", s.ID, s.Pages, s.Name)
-					}
-					return tw.Flush()
+					return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+						srcs, err := b.Sources(ctx)
+						if err != nil {
+							return err
+						}
+						if c.Bool("json") {
+							return json.NewEncoder(c.App.Writer).Encode(srcs)
+						}
+						tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+						fmt.Fprintln(tw, "ID\tPAGES\tNAME")
+						for _, s := range srcs {
+							fmt.Fprintf(tw, "%s\t%d\t%s\n", s.ID, s.Pages, s.Name)
+						}
+						return tw.Flush()
+					})
 				},
 			},
 			{
@@ -63,12 +59,9 @@ func sourcesCommand() *cli.Command {
 					if c.NArg() != 1 {
 						return usageError("sources remove: give exactly one ID")
 					}
-					b, err := openBrain(c, connectingRole)
-					if err != nil {
-						return err
-					}
-					defer b.Close()
-					return b.RemoveSource(c.Context, c.Args().First(), c.Bool("with-pages"))
+					return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+						return b.RemoveSource(ctx, c.Args().First(), c.Bool("with-pages"))
+					})
 				},
 			},
 		},
