@@ -112,6 +112,7 @@ func serveHTTP(t *testing.T, bin, url string, extra ...string) string {
 // --http: every server scenario not in tests/mcp/conformance-skip.yml must
 // pass.
 func TestMCPConformance(t *testing.T) {
+	t.Parallel()
 	node := node22(t)
 	suite, err := filepath.Abs(filepath.Join(mcpTools, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js"))
 	if err != nil {
@@ -175,6 +176,7 @@ func TestMCPConformance(t *testing.T) {
 // that hold credentials or card numbers) is listed through cursors and as
 // resources.
 func TestTypeScriptSDKClient(t *testing.T) {
+	t.Parallel()
 	node := node22(t)
 	bin := buildPgbrain(t)
 	url := sampleBrain(t)
