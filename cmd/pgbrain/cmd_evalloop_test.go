@@ -67,12 +67,11 @@ func (b *cliBrain) must(args ...string) string {
 	return out
 }
 
-// importedSampleBrain imports the 1,127-page sample brain into a fresh database.
+// importedSampleBrain is a fresh database holding the 1,127-page sample
+// brain, imported once per test binary (sampleBrainURL).
 func importedSampleBrain(t *testing.T) *cliBrain {
 	t.Helper()
-	b := newCLIBrain(t, testdb.New(t))
-	b.must("import", sampleBrainDir)
-	return b
+	return newCLIBrain(t, sampleBrainURL(t))
 }
 
 // tinyBrain imports a few pages written by the test.
