@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -66,81 +67,80 @@ func auditVerifyCommand() *cli.Command {
 			if c.Bool("full") && c.IsSet("since") {
 				return usageError("audit verify: --full checks every row; drop --since or --full")
 			}
-			b, err := openBrain(c)
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			scope := audit.Scope{Full: c.Bool("full")}
-			what := fmt.Sprintf("the newest %d rows", audit.DefaultWindow)
-			switch {
-			case scope.Full:
-				what = "every row"
-			case c.IsSet("since"):
-				if scope.SinceID, err = resolveSince(c, b); err != nil {
-					return err
-				}
-				what = fmt.Sprintf("rows from id %d", scope.SinceID)
-			}
-			problems, err := audit.Verify(c.Context, b.Pool, scope)
-			if err != nil {
-				return err
-			}
-			home, err := homeDir(c)
-			if err != nil {
-				return err
-			}
-			gaps, notes, err := auditGaps(c, b, home)
-			if err != nil {
-				return err
-			}
-			problems = append(problems, gaps...)
-			if c.Bool("checkpoints") {
-				key, err := auditKey(c, home, false)
-				if err != nil {
-					return err
-				}
-				path := audit.CheckpointPath(c.String("checkpoint-file"), os.Getenv, home)
-				cps, held, err := audit.VerifyCheckpoints(c.Context, b.Pool, path, key)
-				if err != nil {
-					return err
-				}
-				if held == 0 && len(cps) == 0 {
-					return cli.Exit(fmt.Sprintf("audit verify --checkpoints: no checkpoint in %s: write one with 'pgbrain audit checkpoint'", path), 1)
-				}
-				problems = append(problems, cps...)
-				notes = append(notes, fmt.Sprintf("%d checkpoint(s) in %s hold", held, path))
-			}
-			enc := json.NewEncoder(c.App.Writer)
-			for _, p := range problems {
-				if c.Bool("json") {
-					if err := enc.Encode(p); err != nil {
+			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+				scope := audit.Scope{Full: c.Bool("full")}
+				what := fmt.Sprintf("the newest %d rows", audit.DefaultWindow)
+				switch {
+				case scope.Full:
+					what = "every row"
+				case c.IsSet("since"):
+					id, err := resolveSince(c, b)
+					if err != nil {
 						return err
 					}
-					continue
+					scope.SinceID = id
+					what = fmt.Sprintf("rows from id %d", scope.SinceID)
 				}
-				if p.ID == 0 {
-					fmt.Fprintf(c.App.Writer, "%s: %s\n", p.Problem, p.Detail)
-					continue
+				problems, err := audit.Verify(ctx, b.Pool, scope)
+				if err != nil {
+					return err
 				}
-				fmt.Fprintf(c.App.Writer, "row %d: %s: %s\n", p.ID, p.Problem, p.Detail)
-			}
-			for _, n := range notes {
-				fmt.Fprintf(c.App.ErrWriter, "pgbrain: %s\n", n)
-			}
-			if len(problems) > 0 {
-				return cli.Exit(fmt.Sprintf("audit chain verification failed: %d problem(s) in %s; the rows named above were changed, removed or forged", len(problems), what), 1)
-			}
-			id, head, err := audit.Head(c.Context, b.Pool)
-			if err != nil {
-				return err
-			}
-			if id == 0 {
-				fmt.Fprintln(c.App.ErrWriter, "pgbrain: audit log is empty")
+				home, err := homeDir(c)
+				if err != nil {
+					return err
+				}
+				gaps, notes, err := auditGaps(c, b, home)
+				if err != nil {
+					return err
+				}
+				problems = append(problems, gaps...)
+				if c.Bool("checkpoints") {
+					key, err := auditKey(c, home, false)
+					if err != nil {
+						return err
+					}
+					path := audit.CheckpointPath(c.String("checkpoint-file"), os.Getenv, home)
+					cps, held, err := audit.VerifyCheckpoints(ctx, b.Pool, path, key)
+					if err != nil {
+						return err
+					}
+					if held == 0 && len(cps) == 0 {
+						return cli.Exit(fmt.Sprintf("audit verify --checkpoints: no checkpoint in %s: write one with 'pgbrain audit checkpoint'", path), 1)
+					}
+					problems = append(problems, cps...)
+					notes = append(notes, fmt.Sprintf("%d checkpoint(s) in %s hold", held, path))
+				}
+				enc := json.NewEncoder(c.App.Writer)
+				for _, p := range problems {
+					if c.Bool("json") {
+						if err := enc.Encode(p); err != nil {
+							return err
+						}
+						continue
+					}
+					if p.ID == 0 {
+						fmt.Fprintf(c.App.Writer, "%s: %s\n", p.Problem, p.Detail)
+						continue
+					}
+					fmt.Fprintf(c.App.Writer, "row %d: %s: %s\n", p.ID, p.Problem, p.Detail)
+				}
+				for _, n := range notes {
+					fmt.Fprintf(c.App.ErrWriter, "pgbrain: %s\n", n)
+				}
+				if len(problems) > 0 {
+					return cli.Exit(fmt.Sprintf("audit chain verification failed: %d problem(s) in %s; the rows named above were changed, removed or forged", len(problems), what), 1)
+				}
+				id, head, err := audit.Head(ctx, b.Pool)
+				if err != nil {
+					return err
+				}
+				if id == 0 {
+					fmt.Fprintln(c.App.ErrWriter, "pgbrain: audit log is empty")
+					return nil
+				}
+				fmt.Fprintf(c.App.ErrWriter, "pgbrain: audit chain valid (%s checked); head row %d chain_hash %s ('pgbrain audit checkpoint' anchors it)\n", what, id, head)
 				return nil
-			}
-			fmt.Fprintf(c.App.ErrWriter, "pgbrain: audit chain valid (%s checked); head row %d chain_hash %s ('pgbrain audit checkpoint' anchors it)\n", what, id, head)
-			return nil
+			})
 		},
 	}
 }
@@ -208,28 +208,25 @@ func auditCheckpointCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			b, err := openBrain(c)
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			path := audit.CheckpointPath(c.String("checkpoint-file"), os.Getenv, home)
-			cp, err := audit.WriteCheckpoint(c.Context, b.Pool, path, key, time.Now())
-			if errors.Is(err, audit.ErrChainInvalid) {
-				return cli.Exit(err.Error(), 1)
-			}
-			if err != nil {
-				return err
-			}
-			if cp.HeadID == 0 {
-				fmt.Fprintln(c.App.ErrWriter, "pgbrain: audit log is empty; nothing to anchor")
+			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+				path := audit.CheckpointPath(c.String("checkpoint-file"), os.Getenv, home)
+				cp, err := audit.WriteCheckpoint(ctx, b.Pool, path, key, time.Now())
+				if errors.Is(err, audit.ErrChainInvalid) {
+					return cli.Exit(err.Error(), 1)
+				}
+				if err != nil {
+					return err
+				}
+				if cp.HeadID == 0 {
+					fmt.Fprintln(c.App.ErrWriter, "pgbrain: audit log is empty; nothing to anchor")
+					return nil
+				}
+				if c.Bool("json") {
+					return json.NewEncoder(c.App.Writer).Encode(cp)
+				}
+				fmt.Fprintf(c.App.Writer, "checkpoint row %d chain_hash %s at %s in %s\n", cp.HeadID, cp.HeadHash, cp.At.Format(time.RFC3339), path)
 				return nil
-			}
-			if c.Bool("json") {
-				return json.NewEncoder(c.App.Writer).Encode(cp)
-			}
-			fmt.Fprintf(c.App.Writer, "checkpoint row %d chain_hash %s at %s in %s\n", cp.HeadID, cp.HeadHash, cp.At.Format(time.RFC3339), path)
-			return nil
+			})
 		},
 	}
 }
@@ -246,18 +243,15 @@ func auditFlushCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			b, err := openBrain(c)
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			w := audit.NewWriter(b.Pool, c.App.ErrWriter).WithSpool(audit.NewSpool(home))
-			n, err := w.DrainSpool(c.Context)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.Writer, "chained %d spooled calls\n", n)
-			return nil
+			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+				w := audit.NewWriter(b.Pool, c.App.ErrWriter).WithSpool(audit.NewSpool(home))
+				n, err := w.DrainSpool(ctx)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(c.App.Writer, "chained %d spooled calls\n", n)
+				return nil
+			})
 		},
 	}
 }
@@ -284,51 +278,50 @@ func auditListCommand() *cli.Command {
 			if f.Limit < 0 {
 				return usageError("audit list: --limit must be 0 or more, not %d", f.Limit)
 			}
-			b, err := openBrain(c)
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			if c.IsSet("since") {
-				if f.SinceID, err = resolveSince(c, b); err != nil {
-					return err
-				}
-			}
-			rows, err := audit.List(c.Context, b.Pool, f)
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				enc := json.NewEncoder(c.App.Writer)
-				for _, r := range rows {
-					if r.PIICategories == nil {
-						r.PIICategories = []string{}
-					}
-					if err := enc.Encode(r); err != nil {
+			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+				if c.IsSet("since") {
+					id, err := resolveSince(c, b)
+					if err != nil {
 						return err
 					}
+					f.SinceID = id
 				}
-				return nil
-			}
-			tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tOCCURRED_AT\tSESSION\tCALLER\tTOOL\tSTATUS\tREASON\tPII\tCOST\tFINGERPRINT")
-			for _, r := range rows {
-				reason := "-"
-				if r.RefusalReason != nil {
-					reason = *r.RefusalReason
+				rows, err := audit.List(ctx, b.Pool, f)
+				if err != nil {
+					return err
 				}
-				cats := strings.Join(r.PIICategories, ",")
-				if cats == "" {
-					cats = "-"
+				if c.Bool("json") {
+					enc := json.NewEncoder(c.App.Writer)
+					for _, r := range rows {
+						if r.PIICategories == nil {
+							r.PIICategories = []string{}
+						}
+						if err := enc.Encode(r); err != nil {
+							return err
+						}
+					}
+					return nil
 				}
-				caller := r.Caller
-				if caller == "" {
-					caller = "-"
+				tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tOCCURRED_AT\tSESSION\tCALLER\tTOOL\tSTATUS\tREASON\tPII\tCOST\tFINGERPRINT")
+				for _, r := range rows {
+					reason := "-"
+					if r.RefusalReason != nil {
+						reason = *r.RefusalReason
+					}
+					cats := strings.Join(r.PIICategories, ",")
+					if cats == "" {
+						cats = "-"
+					}
+					caller := r.Caller
+					if caller == "" {
+						caller = "-"
+					}
+					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.OccurredAt.Format(time.RFC3339Nano),
+						r.SessionID, caller, r.Tool, r.Status, reason, cats, r.CostClass, r.Fingerprint[:16])
 				}
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.OccurredAt.Format(time.RFC3339Nano),
-					r.SessionID, caller, r.Tool, r.Status, reason, cats, r.CostClass, r.Fingerprint[:16])
-			}
-			return tw.Flush()
+				return tw.Flush()
+			})
 		},
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,11 +11,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pgbrain/pgbrain/client/audit"
+	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/capture"
 	"github.com/pgbrain/pgbrain/client/doctor"
 	"github.com/pgbrain/pgbrain/client/embed/refresh"
 	"github.com/pgbrain/pgbrain/client/evalconfig"
-	"github.com/pgbrain/pgbrain/client/progress"
 )
 
 func doctorCommand() *cli.Command {
@@ -31,38 +32,35 @@ func doctorCommand() *cli.Command {
 				return err
 			}
 			cfg, cfgErr := evalconfig.Load(home, os.Getenv)
-			b, err := openBrain(c)
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			var fixed []string
-			if c.Bool("fix") {
-				emb, err := clientEmbedder(b)
+			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+				var fixed []string
+				if c.Bool("fix") {
+					emb, err := clientEmbedder(b)
+					if err != nil {
+						return err
+					}
+					fixed, err = withProgress(c, "embedding", func(update func(done, total int)) ([]string, error) {
+						return doctor.Fix(ctx, b, refresh.Options{Embedder: emb, Progress: update})
+					})
+					if err != nil {
+						return fmt.Errorf("doctor --fix: %w", err)
+					}
+				}
+				r, err := doctor.Run(ctx, b, cfg, cfgErr, capture.NewSpool(home), audit.NewSpool(home))
 				if err != nil {
 					return err
 				}
-				bar := progress.New(c.App.ErrWriter, "embedding", !c.Bool("json"))
-				fixed, err = doctor.Fix(c.Context, b, refresh.Options{Embedder: emb, Progress: bar.Update})
-				bar.Done()
-				if err != nil {
-					return fmt.Errorf("doctor --fix: %w", err)
+				r.Fixed = fixed
+				if c.Bool("json") {
+					enc := json.NewEncoder(c.App.Writer)
+					return enc.Encode(r)
 				}
-			}
-			r, err := doctor.Run(c.Context, b, cfg, cfgErr, capture.NewSpool(home), audit.NewSpool(home))
-			if err != nil {
-				return err
-			}
-			r.Fixed = fixed
-			if c.Bool("json") {
-				enc := json.NewEncoder(c.App.Writer)
-				return enc.Encode(r)
-			}
-			printDoctor(c.App.Writer, r)
-			for _, w := range r.Warnings {
-				fmt.Fprintln(c.App.ErrWriter, "pgbrain: warning:", w)
-			}
-			return nil
+				printDoctor(c.App.Writer, r)
+				for _, w := range r.Warnings {
+					fmt.Fprintln(c.App.ErrWriter, "pgbrain: warning:", w)
+				}
+				return nil
+			})
 		},
 	}
 }

@@ -1,151 +1,131 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
-	"sync/atomic"
-	"time"
+	"io"
+	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pgbrain/pgbrain/client/baseline"
 	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/capture"
-	"github.com/pgbrain/pgbrain/client/export"
+	"github.com/pgbrain/pgbrain/client/budget"
+	"github.com/pgbrain/pgbrain/client/eval"
+	"github.com/pgbrain/pgbrain/client/expand"
+	"github.com/pgbrain/pgbrain/client/progress"
+	"github.com/pgbrain/pgbrain/client/replay"
+	"github.com/pgbrain/pgbrain/client/search"
 )
 
 func evalCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "eval",
 		Usage: "work with captured queries: export, prune, replay, gate, qrels, longmemeval, suspected-contradictions, cross-modal, nightly",
-		// The retrieval-quality loop (cmd_evalloop.go) and the model-judged
-		// probes (cmd_contradictions.go, cmd_crossmodal.go, cmd_nightly.go)
-		// share the command.
-		Subcommands: append(append([]*cli.Command{
+		// The retrieval-quality dev loop (docs/eval-loop.md), then the
+		// model-judged quality probes; each has its cmd_eval_*.go file.
+		Subcommands: []*cli.Command{
 			evalExportCommand(),
 			evalPruneCommand(),
-		}, evalLoopSubcommands()...), probeSubcommands()...),
-	}
-}
-
-func evalExportCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "export",
-		Usage: "stream captured queries to stdout as NDJSON v1 (see docs/eval-export.md)",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "since", Usage: "a duration (90s, 15m, 24h, 7d, 2w) or an RFC 3339 time, e.g. the previous run's window end (inclusive)"},
-			&cli.StringFlag{Name: "until", Usage: "an RFC 3339 time (exclusive); default: the latest safe window end"},
-			&cli.Int64Flag{Name: "limit", Usage: "at most N rows, newest first (default: all rows)"},
-			&cli.StringFlag{Name: "tool", Usage: "only rows captured from query or search"},
-		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return usageError("eval export: unexpected argument %q", c.Args().First())
-			}
-			opts := export.Options{Limit: c.Int64("limit"), Tool: c.String("tool")}
-			if s := c.String("since"); s != "" {
-				since, err := export.ParseSince(s)
-				if err != nil {
-					return usageError("eval export: %v", err)
-				}
-				opts.Since = since
-			}
-			if s := c.String("until"); s != "" {
-				t, err := export.ParseTime(s)
-				if err != nil {
-					return usageError("eval export: --until: %v", err)
-				}
-				opts.Until = t
-			}
-			if opts.Tool != "" && opts.Tool != "query" && opts.Tool != "search" {
-				return usageError("eval export: --tool %q: choose query or search", opts.Tool)
-			}
-			if opts.Limit < 0 {
-				return usageError("eval export: --limit %d: give a positive number of rows", opts.Limit)
-			}
-			b, err := openBrain(c)
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			stderr := c.App.ErrWriter
-			// Heartbeats come from a ticker, so they continue while the
-			// window end waits for in-flight transactions, before any row.
-			var written atomic.Int64
-			opts.Progress = written.Store
-			done := make(chan struct{})
-			go func() {
-				t := time.NewTicker(2 * time.Second)
-				defer t.Stop()
-				for {
-					select {
-					case <-done:
-						return
-					case <-t.C:
-						fmt.Fprintf(stderr, "pgbrain: eval export: %d rows so far\n", written.Load())
-					}
-				}
-			}()
-			sum, err := export.Export(c.Context, b.Pool, c.App.Writer, opts)
-			close(done)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(stderr, "exported %d rows; window end %s\n", sum.Rows, sum.WindowEnd.UTC().Format(export.TimeLayout))
-			if sum.Left > 0 {
-				fmt.Fprintf(stderr, "pgbrain: eval export: --limit %d left %d older rows of this window unexported; a run chained from this window end would skip them: export again with a larger --limit\n",
-					opts.Limit, sum.Left)
-			}
-			return nil
+			evalReplayCommand(),
+			evalGateCommand(),
+			evalQrelsCommand(),
+			evalLongMemEvalCommand(),
+			evalContradictionsCommand(),
+			evalCrossModalCommand(),
+			evalNightlyCommand(),
 		},
 	}
 }
 
-func evalPruneCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "prune",
-		Usage: "delete captured queries older than a duration (0d deletes all)",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "older-than", Usage: "a duration: 90s, 15m, 24h, 7d, 2w; 0d removes everything"},
-			&cli.BoolFlag{Name: "dry-run", Usage: "only count what would be removed"},
-		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return usageError("eval prune: unexpected argument %q", c.Args().First())
-			}
-			if c.String("older-than") == "" {
-				return usageError("eval prune: --older-than is required (e.g. --older-than 30d; 0d removes everything)")
-			}
-			d, err := export.ParseDuration(c.String("older-than"))
-			if err != nil {
-				return usageError("eval prune: --older-than: %v", err)
-			}
-			b, err := openBrain(c)
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			n, err := export.Prune(c.Context, b.Pool, d, c.Bool("dry-run"))
-			if err != nil {
-				return err
-			}
-			verb := "removed"
-			if c.Bool("dry-run") {
-				verb = "would remove"
-			}
-			fmt.Fprintf(c.App.Writer, "%s %d eval candidates older than %s\n", verb, n, c.String("older-than"))
-			return nil
-		},
-	}
-}
+// dbSearcher is bare hybrid search for the correctness gate and qrels.
+type dbSearcher struct{ r replay.DB }
 
-// captureRecorder returns the eval capture recorder for a command that runs
-// query or search. It never fails the command: without a usable home it
-// says so and returns nil, which captures nothing. Close it (deferred after
-// the brain's Close, so it runs first) to drain pending captures at exit.
-func captureRecorder(c *cli.Context, b *brain.Brain) *capture.Recorder {
-	home, err := homeDir(c)
+func (s dbSearcher) Search(ctx context.Context, q string, k int) ([]eval.Doc, error) {
+	resp, err := s.r.Hybrid(ctx, q, search.Options{Limit: min(k, search.MaxLimit)}, search.Tuning{})
 	if err != nil {
-		fmt.Fprintf(c.App.ErrWriter, "pgbrain: eval capture is off: %v\n", err)
+		return nil, err
+	}
+	out := make([]eval.Doc, len(resp.Results))
+	for i, r := range resp.Results {
+		out[i] = eval.Doc{SourceID: r.SourceID, Slug: r.Slug}
+	}
+	return out, nil
+}
+
+// searcherFor wires the brain's embedder (remote ones run in the client).
+func searcherFor(b *brain.Brain) (replay.DB, error) {
+	d := replay.DB{Q: b.Pool}
+	emb, err := clientEmbedder(b)
+	if err != nil {
+		return d, err
+	}
+	if emb != nil {
+		dim := b.Settings.Dim
+		d.Embed = func(ctx context.Context, q string) ([]float32, error) {
+			vs, err := emb.Embed(ctx, []string{q})
+			if err != nil {
+				return nil, err
+			}
+			if len(vs) != 1 || len(vs[0]) != dim {
+				return nil, fmt.Errorf("the embedder returned %d vectors, expected one of dimension %d", len(vs), dim)
+			}
+			return vs[0], nil
+		}
+	}
+	return d, nil
+}
+
+// replayExpansion gives s an expander when any of rows was captured with
+// expand_enabled, so those rows replay expanded: from the brain's expansion
+// cache, else by the configured chat model. The meter is nil when no row
+// asks for expansion.
+func replayExpansion(c *cli.Context, b *brain.Brain, s *replay.DB, rows []baseline.Row, cmd string) (*budget.Meter, error) {
+	for _, r := range rows {
+		if r.ExpandEnabled != nil && *r.ExpandEnabled {
+			meter, err := newMeter(c)
+			if err != nil {
+				return nil, err
+			}
+			if s.Expander, err = newExpander(b.Pool, meter, expand.DefaultVariants); err != nil {
+				return nil, usageError("%s: expanding the rows captured with expand_enabled: %v", cmd, err)
+			}
+			return meter, nil
+		}
+	}
+	return nil, nil
+}
+
+// progressLine prints "...N/TOTAL" on stderr about every 25 rows, only on a
+// terminal and never with --json.
+func progressLine(c *cli.Context, enabled bool) func(done, total int) {
+	w := c.App.ErrWriter
+	if !enabled || !progress.IsTerminal(w) {
 		return nil
 	}
-	return capture.FromEnv(b.Pool, home, c.App.ErrWriter)
+	return func(done, total int) {
+		if done%25 == 0 || done == total {
+			fmt.Fprintf(w, "...%d/%d\n", done, total)
+		}
+	}
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// readArg returns s, or the contents of file F when s is "@F".
+func readArg(flag, s string) (string, error) {
+	if !strings.HasPrefix(s, "@") {
+		return s, nil
+	}
+	data, err := os.ReadFile(s[1:])
+	if err != nil {
+		return "", usageError("--%s %s: %v", flag, s, err)
+	}
+	return string(data), nil
 }

@@ -16,6 +16,7 @@ import (
 // get accepts every slug exactly as list shows it, and a prune that would
 // delete most of a source exits 1 and deletes nothing unless --force.
 func TestImportNamesCollisionsAndSkippedEntries(t *testing.T) {
+	t.Parallel()
 	url := testdb.New(t)
 	dir := t.TempDir()
 	for name, body := range map[string]string{

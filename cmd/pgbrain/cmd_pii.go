@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/classify"
 	"github.com/pgbrain/pgbrain/client/pii"
 )
@@ -26,16 +28,13 @@ func piiCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					b, err := openBrain(c)
-					if err != nil {
-						return err
-					}
-					defer b.Close()
-					tag, err := classify.Show(c.Context, b.Pool, c.String("source"), slug)
-					if err != nil {
-						return err
-					}
-					return printTag(c, tag)
+					return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+						tag, err := classify.Show(ctx, b.Pool, c.String("source"), slug)
+						if err != nil {
+							return err
+						}
+						return printTag(c, tag)
+					})
 				},
 			},
 			{
@@ -57,16 +56,13 @@ func piiCommand() *cli.Command {
 					if err != nil {
 						return usageError("pii set: --categories: %v", err)
 					}
-					b, err := openBrain(c)
-					if err != nil {
-						return err
-					}
-					defer b.Close()
-					tag, err := classify.Set(c.Context, b.Pool, c.String("source"), slug, cats)
-					if err != nil {
-						return err
-					}
-					return printTag(c, tag)
+					return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+						tag, err := classify.Set(ctx, b.Pool, c.String("source"), slug, cats)
+						if err != nil {
+							return err
+						}
+						return printTag(c, tag)
+					})
 				},
 			},
 			{
@@ -79,16 +75,13 @@ func piiCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					b, err := openBrain(c)
-					if err != nil {
-						return err
-					}
-					defer b.Close()
-					tag, err := classify.Clear(c.Context, b.Pool, pii.Classify, c.String("source"), slug)
-					if err != nil {
-						return err
-					}
-					return printTag(c, tag)
+					return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+						tag, err := classify.Clear(ctx, b.Pool, pii.Classify, c.String("source"), slug)
+						if err != nil {
+							return err
+						}
+						return printTag(c, tag)
+					})
 				},
 			},
 			{
@@ -99,17 +92,14 @@ func piiCommand() *cli.Command {
 					if c.NArg() != 0 {
 						return usageError("pii scan: takes no arguments")
 					}
-					b, err := openBrain(c)
-					if err != nil {
-						return err
-					}
-					defer b.Close()
-					seen, changed, err := classify.All(c.Context, b.Pool, pii.Classify, !c.Bool("all"))
-					if err != nil {
-						return err
-					}
-					fmt.Fprintf(c.App.ErrWriter, "pgbrain: classified %d pages, %d tags changed\n", seen, changed)
-					return nil
+					return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+						seen, changed, err := classify.All(ctx, b.Pool, pii.Classify, !c.Bool("all"))
+						if err != nil {
+							return err
+						}
+						fmt.Fprintf(c.App.ErrWriter, "pgbrain: classified %d pages, %d tags changed\n", seen, changed)
+						return nil
+					})
 				},
 			},
 		},

@@ -16,6 +16,7 @@ import (
 
 // Refused input exits 2 before any database is opened, naming the fix.
 func TestSearchRefusesBadQueries(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -43,6 +44,7 @@ func TestSearchRefusesBadQueries(t *testing.T) {
 // TestSearchMetaIsBrainSearchMeta: `pgbrain query --json` and `pgbrain
 // search --json` print brain.search's meta for the same call in SQL.
 func TestSearchMetaIsBrainSearchMeta(t *testing.T) {
+	t.Parallel()
 	url := testdb.New(t)
 	dir := t.TempDir()
 	pages := map[string]string{
@@ -100,6 +102,7 @@ func TestSearchMetaIsBrainSearchMeta(t *testing.T) {
 // nothing, and stderr says it held no word, while a real word that no page
 // holds gets no such note.
 func TestEmptyQuerySaysWhy(t *testing.T) {
+	t.Parallel()
 	url := testdb.New(t)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("# Widgets\nWidget Co makes widgets.\n"), 0o644); err != nil {

@@ -23,6 +23,7 @@ import (
 
 // TestServeOverStdio builds the binary and talks MCP to it over stdio.
 func TestServeOverStdio(t *testing.T) {
+	t.Parallel()
 	url := testdb.New(t)
 	if _, errOut, code := pgbrain(t, url, "# Widgets\n\nThe widget project ships blue widgets.\n", "put", "notes/widgets"); code != 0 {
 		t.Fatalf("put: %d %s", code, errOut)
@@ -141,6 +142,7 @@ func TestServeOverStdio(t *testing.T) {
 }
 
 func TestServeFlags(t *testing.T) {
+	t.Parallel()
 	url := testdb.New(t)
 	home := t.TempDir()
 	cases := []struct {
@@ -173,6 +175,7 @@ func TestServeFlags(t *testing.T) {
 }
 
 func TestTail(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "events.jsonl")
 	w, err := events.Open(path, events.Options{})
 	if err != nil {
@@ -257,6 +260,7 @@ func (s *syncBuf) String() string {
 // TestServePipedRequestsAllAnswered: requests piped into serve, then EOF,
 // are all answered before it exits (printf '...' | pgbrain serve).
 func TestServePipedRequestsAllAnswered(t *testing.T) {
+	t.Parallel()
 	url := testdb.New(t)
 	if _, errOut, code := pgbrain(t, url, "# Widgets\n\nThe widget project ships blue widgets.\n", "put", "notes/widgets"); code != 0 {
 		t.Fatalf("put: %d %s", code, errOut)
@@ -297,8 +301,8 @@ func TestServePipedRequestsAllAnswered(t *testing.T) {
 // TestServeRefusesToGuessTheBrain: with no database and no embedded brain,
 // serve names what to set instead of creating an empty brain.
 func TestServeRefusesToGuessTheBrain(t *testing.T) {
-	t.Setenv("DATABASE_URL", "")
-	t.Setenv("PGBRAIN_DATABASE_URL", "")
+	t.Parallel()
+	// TestMain unsets DATABASE_URL and PGBRAIN_DATABASE_URL.
 	home := filepath.Join(t.TempDir(), "home")
 	var out, errOut bytes.Buffer
 	code := run(context.Background(), []string{"pgbrain", "--home", home, "serve", "--no-events"}, strings.NewReader(""), &out, &errOut)
@@ -319,6 +323,7 @@ func TestServeRefusesToGuessTheBrain(t *testing.T) {
 }
 
 func TestTokenCommands(t *testing.T) {
+	t.Parallel()
 	url := testdb.New(t)
 	secret, errOut, code := pgbrain(t, url, "", "token", "create", "laptop", "--role", "pgbrain_reader")
 	if code != 0 || !strings.HasPrefix(secret, "pgb_") || !strings.Contains(errOut, "shown only now") {
@@ -354,6 +359,7 @@ func TestTokenCommands(t *testing.T) {
 }
 
 func TestServeHTTPFlags(t *testing.T) {
+	t.Parallel()
 	url := testdb.New(t)
 	for _, tc := range []struct {
 		args []string
@@ -377,6 +383,7 @@ func TestServeHTTPFlags(t *testing.T) {
 // followed a link and changed its target's mode. serve now says why and runs
 // without events; the target is untouched.
 func TestServeRefusesSymlinkedEventsPath(t *testing.T) {
+	t.Parallel()
 	url := testdb.New(t)
 	home := t.TempDir()
 	target := filepath.Join(t.TempDir(), "precious")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"text/tabwriter"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/tokens"
 )
 
@@ -38,21 +40,18 @@ func tokenCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					b, err := openBrain(c)
-					if err != nil {
-						return err
-					}
-					defer b.Close()
-					secret, err := tokens.Create(c.Context, b.Pool, name, c.String("role"))
-					if err != nil {
-						return err
-					}
-					if c.Bool("json") {
-						return json.NewEncoder(c.App.Writer).Encode(map[string]string{"name": name, "token": secret})
-					}
-					fmt.Fprintln(c.App.Writer, secret)
-					fmt.Fprintf(c.App.ErrWriter, "pgbrain: token %q created; it is shown only now: give it to the client as 'Authorization: Bearer <token>'\n", name)
-					return nil
+					return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+						secret, err := tokens.Create(ctx, b.Pool, name, c.String("role"))
+						if err != nil {
+							return err
+						}
+						if c.Bool("json") {
+							return json.NewEncoder(c.App.Writer).Encode(map[string]string{"name": name, "token": secret})
+						}
+						fmt.Fprintln(c.App.Writer, secret)
+						fmt.Fprintf(c.App.ErrWriter, "pgbrain: token %q created; it is shown only now: give it to the client as 'Authorization: Bearer <token>'\n", name)
+						return nil
+					})
 				},
 			},
 			{
@@ -63,35 +62,32 @@ func tokenCommand() *cli.Command {
 					if c.NArg() != 0 {
 						return usageError("token list: takes no arguments")
 					}
-					b, err := openBrain(c)
-					if err != nil {
-						return err
-					}
-					defer b.Close()
-					list, err := tokens.List(c.Context, b.Pool)
-					if err != nil {
-						return err
-					}
-					if c.Bool("json") {
-						if list == nil {
-							list = []tokens.Token{}
+					return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+						list, err := tokens.List(ctx, b.Pool)
+						if err != nil {
+							return err
 						}
-						return json.NewEncoder(c.App.Writer).Encode(list)
-					}
-					w := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
-					fmt.Fprintln(w, "NAME\tROLE\tCREATED\tREVOKED")
-					for _, t := range list {
-						revoked := "-"
-						if t.RevokedAt != nil {
-							revoked = t.RevokedAt.UTC().Format(time.RFC3339)
+						if c.Bool("json") {
+							if list == nil {
+								list = []tokens.Token{}
+							}
+							return json.NewEncoder(c.App.Writer).Encode(list)
 						}
-						role := t.Role
-						if role == "" {
-							role = "-"
+						w := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+						fmt.Fprintln(w, "NAME\tROLE\tCREATED\tREVOKED")
+						for _, t := range list {
+							revoked := "-"
+							if t.RevokedAt != nil {
+								revoked = t.RevokedAt.UTC().Format(time.RFC3339)
+							}
+							role := t.Role
+							if role == "" {
+								role = "-"
+							}
+							fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", t.Name, role, t.CreatedAt.UTC().Format(time.RFC3339), revoked)
 						}
-						fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", t.Name, role, t.CreatedAt.UTC().Format(time.RFC3339), revoked)
-					}
-					return w.Flush()
+						return w.Flush()
+					})
 				},
 			},
 			{
@@ -103,16 +99,13 @@ func tokenCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					b, err := openBrain(c)
-					if err != nil {
-						return err
-					}
-					defer b.Close()
-					if err := tokens.Revoke(c.Context, b.Pool, name); err != nil {
-						return err
-					}
-					fmt.Fprintf(c.App.ErrWriter, "pgbrain: token %q revoked\n", name)
-					return nil
+					return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+						if err := tokens.Revoke(ctx, b.Pool, name); err != nil {
+							return err
+						}
+						fmt.Fprintf(c.App.ErrWriter, "pgbrain: token %q revoked\n", name)
+						return nil
+					})
 				},
 			},
 		},

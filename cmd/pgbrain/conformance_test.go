@@ -16,8 +16,6 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/pgbrain/pgbrain/testdb"
 )
 
 // mcpTools is tests/mcp: the pinned conformance suite, TypeScript SDK and
@@ -51,11 +49,7 @@ func buildPgbrain(t *testing.T) string {
 // sampleBrain is a database holding the sample brain (1,127 pages).
 func sampleBrain(t *testing.T) string {
 	t.Helper()
-	url := testdb.New(t)
-	if _, errOut, code := pgbrain(t, url, "", "import", "../../sample/brain"); code != 0 {
-		t.Fatalf("importing the sample brain: %s", errOut)
-	}
-	return url
+	return sampleBrainURL(t)
 }
 
 var servingRE = regexp.MustCompile(`serving over MCP on (http://\S+)`)
@@ -112,6 +106,7 @@ func serveHTTP(t *testing.T, bin, url string, extra ...string) string {
 // --http: every server scenario not in tests/mcp/conformance-skip.yml must
 // pass.
 func TestMCPConformance(t *testing.T) {
+	t.Parallel()
 	node := node22(t)
 	suite, err := filepath.Abs(filepath.Join(mcpTools, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js"))
 	if err != nil {
@@ -175,6 +170,7 @@ func TestMCPConformance(t *testing.T) {
 // that hold credentials or card numbers) is listed through cursors and as
 // resources.
 func TestTypeScriptSDKClient(t *testing.T) {
+	t.Parallel()
 	node := node22(t)
 	bin := buildPgbrain(t)
 	url := sampleBrain(t)

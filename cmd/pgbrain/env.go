@@ -1,19 +1,21 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/embed"
+	"github.com/pgbrain/pgbrain/client/ingest"
 	"github.com/pgbrain/pgbrain/client/migrate"
 	"github.com/pgbrain/pgbrain/client/openai"
 	"github.com/pgbrain/pgbrain/client/pgcluster"
+	"github.com/pgbrain/pgbrain/client/progress"
 )
 
 // homeDir resolves --home / $PGBRAIN_HOME, default ~/.pgbrain.
@@ -57,46 +59,17 @@ func databaseURL(c *cli.Context) (string, bool, error) {
 	return u, true, nil
 }
 
-// commandRoles is the least role each command runs as (docs/security.md,
-// "Roles"); a command not listed runs as the connecting role, the owner:
-// migrations, imports, put and embed (which may drop and rebuild the HNSW
-// index: DDL needs the table's owner), doctor, tokens, eval prune, eval
-// longmemeval and eval nightly (a scratch database of their own), eval
-// suspected-contradictions (its run and cache tables are the owner's) and
-// audit flush (it appends spooled rows). serve uses pgbrain_agent
-// (openExistingBrain).
-var commandRoles = map[string]string{
-	"get":              brain.RoleReader,
-	"list":             brain.RoleReader,
-	"search":           brain.RoleReader,
-	"query":            brain.RoleReader,
-	"sources list":     brain.RoleReader,
-	"pii show":         brain.RoleReader,
-	"eval export":      brain.RoleReader,
-	"eval replay":      brain.RoleReader,
-	"eval gate":        brain.RoleReader,
-	"eval qrels":       brain.RoleReader,
-	"delete":           brain.RoleWriter,
-	"sources add":      brain.RoleWriter,
-	"sources remove":   brain.RoleWriter,
-	"pii set":          brain.RoleWriter,
-	"pii clear":        brain.RoleWriter,
-	"pii scan":         brain.RoleWriter,
-	"audit verify":     brain.RoleAuditor,
-	"audit list":       brain.RoleAuditor,
-	"audit checkpoint": brain.RoleAuditor,
-}
-
-// commandPath is the command's name under pgbrain ("pii scan").
-func commandPath(c *cli.Context) string {
-	var names []string
-	for _, l := range c.Lineage() {
-		if l.Command != nil && l.Command.Name != "" {
-			names = append([]string{l.Command.Name}, names...)
-		}
-	}
-	return strings.Join(names, " ")
-}
+// connectingRole runs a command as the role of its URL, the owner. It is
+// what every CLI command has run as so far: the least-role table this
+// replaced (reader for get, list, search, query, sources list, pii show and
+// eval export/replay/gate/qrels; writer for delete, sources add/remove and
+// pii set/clear/scan; auditor for audit verify/list/checkpoint) was looked
+// up by a path that began with the program's name, so it never matched. A
+// command moves to its least role (brain.RoleReader, RoleWriter,
+// RoleAuditor) by passing it here, once its SQL is known to run under it
+// (eval export, for one, cannot read brain.eval_export as the reader).
+// serve uses pgbrain_agent (openExistingBrain).
+const connectingRole = ""
 
 // defaultStatementTimeout bounds every statement of the roles that answer
 // questions (reader, agent): a query no index can serve fails instead of
@@ -115,15 +88,49 @@ func accessFor(c *cli.Context, role string) brain.Access {
 	return a
 }
 
-// openBrain connects to the brain. The embedded cluster is pgbrain's own, so
-// it is initialised or upgraded on first use; another database must be set
-// up explicitly with 'pgbrain init' or 'pgbrain migrate'.
-func openBrain(c *cli.Context) (*brain.Brain, error) {
+// withBrain runs fn with the brain opened as role (see connectingRole) and
+// closes it when fn returns; fn's own deferred calls (draining captures)
+// run before the close.
+func withBrain(c *cli.Context, role string, fn func(ctx context.Context, b *brain.Brain) error) error {
+	b, err := openBrain(c, role)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	return fn(c.Context, b)
+}
+
+// withEmbedder is withBrain for a command that computes vectors: fn also
+// gets the embedder the client runs itself (nil for the local one).
+func withEmbedder(c *cli.Context, role string, fn func(ctx context.Context, b *brain.Brain, emb embed.Embedder) error) error {
+	return withBrain(c, role, func(ctx context.Context, b *brain.Brain) error {
+		emb, err := clientEmbedder(b)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, b, emb)
+	})
+}
+
+// withProgress runs fn with a progress bar on stderr, shown only on a
+// terminal and never with --json, and ends the bar's line when fn returns.
+func withProgress[T any](c *cli.Context, label string, fn func(update func(done, total int)) (T, error)) (T, error) {
+	bar := progress.New(c.App.ErrWriter, label, !c.Bool("json"))
+	v, err := fn(bar.Update)
+	bar.Done()
+	return v, err
+}
+
+// openBrain connects to the brain as role. The embedded cluster is
+// pgbrain's own, so it is initialised or upgraded on first use; another
+// database must be set up explicitly with 'pgbrain init' or 'pgbrain
+// migrate'. Prefer withBrain; openBrain is for a brain held across a run.
+func openBrain(c *cli.Context, role string) (*brain.Brain, error) {
 	u, embedded, err := databaseURL(c)
 	if err != nil {
 		return nil, err
 	}
-	access := accessFor(c, commandRoles[commandPath(c)])
+	access := accessFor(c, role)
 	b, err := brain.OpenAs(c.Context, u, access)
 	if embedded && err != nil {
 		if errors.Is(err, brain.ErrNotInitialized) {
@@ -157,6 +164,25 @@ func clientEmbedder(b *brain.Brain) (embed.Embedder, error) {
 		return nil, fmt.Errorf("brain.config names embedder %q, which this pgbrain does not know", b.Settings.Embedder)
 	}
 }
+
+// restoreIndex rebuilds a vector index that a crashed command left
+// suspended, before a command writes vectors (see client/ingest/index.go).
+// A running import that owns the index is left to rebuild it itself.
+func restoreIndex(c *cli.Context, b *brain.Brain) error {
+	rebuilt, err := ingest.RestoreIndex(c.Context, b)
+	if errors.Is(err, ingest.ErrIndexBusy) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if rebuilt {
+		fmt.Fprintln(c.App.ErrWriter, "pgbrain: rebuilt the vector index, which an interrupted command had left suspended")
+	}
+	return nil
+}
+
+var sourceFlag = &cli.StringFlag{Name: "source", Value: "default", Usage: "source id"}
 
 // errNoBrain explains why serve refuses to start without a brain: MCP
 // clients launch it with almost no environment (the SDKs pass HOME, PATH

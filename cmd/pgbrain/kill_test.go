@@ -190,6 +190,7 @@ func vectorCounts(t *testing.T, conn *pgx.Conn, source string) (with, without in
 // and saying so, with every stored vector kept; doctor names the problem;
 // `doctor --fix` brings vector search back; a new import completes.
 func TestKilledImportLeavesASearchableBrain(t *testing.T) {
+	t.Parallel()
 	bin := buildCLI(t)
 	const base, bulk = 100, 2500
 	tests := []struct {
@@ -254,6 +255,7 @@ func TestKilledImportLeavesASearchableBrain(t *testing.T) {
 // part-way: no chunk lost its vector, search still uses vectors, doctor
 // reports the interrupted run, and `doctor --fix` finishes it.
 func TestKilledEmbedAllKeepsVectors(t *testing.T) {
+	t.Parallel()
 	bin := buildCLI(t)
 	url, _, conn := brainWithIncoming(t, 1500, 0)
 	ctx := context.Background()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,10 +14,39 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgbrain/pgbrain/client/audit"
 	"github.com/pgbrain/pgbrain/testdb"
 )
 
-func TestMain(m *testing.M) { testdb.Main(m) }
+func TestMain(m *testing.M) {
+	// A developer's own settings must not reach the tests. Cleared once,
+	// here, the tests that only need them unset can run in parallel (a
+	// test that calls t.Setenv cannot); a test that sets one still does so
+	// with t.Setenv, and runs alone.
+	for _, k := range hermeticEnv() {
+		os.Unsetenv(k)
+	}
+	testdb.Main(m)
+}
+
+// hermeticEnv names the variables pgbrain reads that would change what a
+// test sees: where the brain is, capture, audit keys, events, and every
+// chat or embedding model.
+func hermeticEnv() []string {
+	env := []string{
+		"PGBRAIN_HOME", "PGBRAIN_DATABASE_URL", "DATABASE_URL", "PGBRAIN_CONTRIBUTOR_MODE",
+		"PGBRAIN_EVENTS_PATH", audit.EnvKey, audit.EnvKeyFile, audit.EnvCheckpoints,
+		"PGBRAIN_STATEMENT_TIMEOUT", envJudgeModel,
+		"PGBRAIN_CHAT_BASE_URL", "PGBRAIN_CHAT_MODEL", "PGBRAIN_CHAT_API_KEY", "PGBRAIN_CHAT_TEMPERATURE",
+		"PGBRAIN_OPENAI_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY",
+	}
+	for n := 1; n <= 3; n++ {
+		for _, s := range []string{"BASE_URL", "MODEL", "API_KEY"} {
+			env = append(env, fmt.Sprintf("PGBRAIN_CROSSMODAL_%d_%s", n, s))
+		}
+	}
+	return env
+}
 
 // connect opens a connection to url for checks in SQL, closed when the test
 // ends.
@@ -40,6 +70,7 @@ func pgbrain(t *testing.T, url, stdin string, args ...string) (string, string, i
 }
 
 func TestPageCommandsRoundTrip(t *testing.T) {
+	t.Parallel()
 	url := testdb.New(t)
 	dir := t.TempDir()
 	page := "---\ntitle: Widget Co\ntype: company\n---\nWidget Co makes widgets.\n"
@@ -83,6 +114,7 @@ func TestPageCommandsRoundTrip(t *testing.T) {
 }
 
 func TestUsageErrorsExitTwo(t *testing.T) {
+	t.Parallel()
 	url := testdb.New(t)
 	for _, args := range [][]string{
 		{"get"},
@@ -101,6 +133,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 }
 
 func TestDatabaseDownIsNamed(t *testing.T) {
+	t.Parallel()
 	_, errOut, code := pgbrain(t, "postgresql:///nope?host=/nonexistent-dir&user=x", "", "list")
 	if code != 1 || !strings.Contains(errOut, "connecting") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
@@ -110,6 +143,7 @@ func TestDatabaseDownIsNamed(t *testing.T) {
 // TestEmbeddedClusterFromTwoProcesses builds the binary and starts it twice
 // at once on a fresh home: both must succeed against one cluster.
 func TestEmbeddedClusterFromTwoProcesses(t *testing.T) {
+	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "pgbrain")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
@@ -169,6 +203,7 @@ func TestEmbeddedClusterFromTwoProcesses(t *testing.T) {
 }
 
 func TestFlagsAfterArguments(t *testing.T) {
+	t.Parallel()
 	app := newApp(nil, nil, nil)
 	for _, tc := range []struct{ in, want string }{
 		{"pgbrain get a/b --json", "pgbrain get --json -- a/b"},

@@ -152,7 +152,7 @@ func evalNightly(c *cli.Context) error {
 		}
 	}
 	e := p.Run(c.Context, items)
-	b, dbErr := openBrain(c)
+	b, dbErr := openBrain(c, connectingRole)
 	if dbErr == nil {
 		defer b.Close()
 		dbErr = nightly.Record(c.Context, b.Pool, &e)

@@ -110,6 +110,7 @@ func lmeScratchLeft(t *testing.T, url string) []string {
 }
 
 func TestEvalLongMemEvalRunAndResume(t *testing.T) {
+	t.Parallel()
 	url := testdb.New(t)
 	dir := t.TempDir()
 	// The user's brain holds a page of its own, with a slug a session also
@@ -200,6 +201,7 @@ const lmeMissDataset = `[{"question_id":"m-1","question_type":"knowledge-update"
 `
 
 func TestEvalLongMemEvalByTypeFloor(t *testing.T) {
+	t.Parallel()
 	url := testdb.New(t)
 	dataset := filepath.Join(t.TempDir(), "miss.json")
 	if err := os.WriteFile(dataset, []byte(lmeMissDataset), 0o644); err != nil {
@@ -292,10 +294,9 @@ func TestEvalLongMemEvalAnswers(t *testing.T) {
 }
 
 func TestEvalLongMemEvalNeedsAChatModel(t *testing.T) {
+	t.Parallel()
 	url := testdb.New(t)
-	for _, k := range []string{"PGBRAIN_CHAT_BASE_URL", "PGBRAIN_OPENAI_BASE_URL", "OPENAI_BASE_URL", "PGBRAIN_CHAT_API_KEY", "OPENAI_API_KEY"} {
-		t.Setenv(k, "")
-	}
+	// TestMain unsets every variable that names a chat model.
 	out := filepath.Join(t.TempDir(), "out.jsonl")
 	_, errOut, code := pgbrain(t, url, "", "eval", "longmemeval", lmeFixture, "--output", out)
 	if code != 2 || !strings.Contains(errOut, "needs a chat model") || !strings.Contains(errOut, "PGBRAIN_CHAT_BASE_URL") || !strings.Contains(errOut, "--retrieval-only") {
@@ -313,6 +314,7 @@ func TestEvalLongMemEvalNeedsAChatModel(t *testing.T) {
 // LongMemEval_S's do, runs with the session imported once, and the run says
 // so.
 func TestEvalLongMemEvalRepeatedSession(t *testing.T) {
+	t.Parallel()
 	url := testdb.New(t)
 	path := filepath.Join(t.TempDir(), "repeated.json")
 	data := `[{"question_id":"q1","question_type":"single-session-user","question":"What breed is my dog?","answer":"beagle",
@@ -357,6 +359,7 @@ func TestEvalLongMemEvalBadTemperature(t *testing.T) {
 // TestEvalLongMemEvalUsageErrors: a run called wrongly exits 2 before it
 // touches any database.
 func TestEvalLongMemEvalUsageErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -383,6 +386,7 @@ func TestEvalLongMemEvalUsageErrors(t *testing.T) {
 // TestEvalLongMemEvalMethods runs the fixture by each retrieval method: each
 // finds the answers, and the summary counts recall_all beside recall_any.
 func TestEvalLongMemEvalMethods(t *testing.T) {
+	t.Parallel()
 	url := testdb.New(t)
 	for _, m := range []string{"fused", "bm25", "hybrid"} {
 		out, errOut, code := pgbrain(t, url, "", "eval", "longmemeval", lmeFixture, "--retrieval-only", "--top-k", "5", "--by-type", "--method", m)

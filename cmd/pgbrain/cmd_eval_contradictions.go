@@ -2,32 +2,22 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/pgbrain/pgbrain/client/atomicfile"
+	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/budget"
 	"github.com/pgbrain/pgbrain/client/contradictions"
 	"github.com/pgbrain/pgbrain/client/openai"
 	"github.com/pgbrain/pgbrain/client/progress"
 	"github.com/pgbrain/pgbrain/client/search"
 )
-
-// probeSubcommands are the model-judged quality instruments under
-// `pgbrain eval` (docs/eval-loop.md).
-func probeSubcommands() []*cli.Command {
-	return []*cli.Command{
-		evalContradictionsCommand(),
-		evalCrossModalCommand(),
-		evalNightlyCommand(),
-	}
-}
 
 // probeChat is the chat model of PGBRAIN_CHAT_*, metered, with replies
 // bounded to maxTokens, and the price table of the home's config.json.
@@ -85,21 +75,18 @@ func evalContradictionsCommand() *cli.Command {
 					if c.NArg() != 2 {
 						return usageError("eval suspected-contradictions dismiss: give the pair's two hashes, as 'pgbrain doctor' prints them")
 					}
-					b, err := openBrain(c)
-					if err != nil {
-						return err
-					}
-					defer b.Close()
-					added, err := contradictions.Dismiss(c.Context, b.Pool, c.Args().Get(0), c.Args().Get(1), c.String("note"))
-					if err != nil {
-						return err
-					}
-					if added {
-						fmt.Fprintln(c.App.Writer, "marked as not a contradiction")
-					} else {
-						fmt.Fprintln(c.App.Writer, "already marked as not a contradiction")
-					}
-					return nil
+					return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+						added, err := contradictions.Dismiss(ctx, b.Pool, c.Args().Get(0), c.Args().Get(1), c.String("note"))
+						if err != nil {
+							return err
+						}
+						if added {
+							fmt.Fprintln(c.App.Writer, "marked as not a contradiction")
+						} else {
+							fmt.Fprintln(c.App.Writer, "already marked as not a contradiction")
+						}
+						return nil
+					})
 				},
 			},
 		},
@@ -140,52 +127,49 @@ func evalContradictions(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	b, err := openBrain(c)
-	if err != nil {
-		return err
-	}
-	defer b.Close()
-	if file == "" {
-		if queries, err = contradictions.TopCaptured(c.Context, b.Pool, captured); err != nil {
-			return err
-		}
-		if len(queries) == 0 {
-			return fmt.Errorf("%s: no captured queries to probe: turn capture on (PGBRAIN_CONTRIBUTOR_MODE=1) and query the brain, or give --queries-file", name)
-		}
-	}
-	s, err := searcherFor(b)
-	if err != nil {
-		return err
-	}
-	asJSON := c.Bool("json")
-	var prog func(int, int)
-	if !asJSON && progress.IsTerminal(c.App.ErrWriter) {
-		prog = func(done, total int) {
-			if done%10 == 0 || done == total {
-				fmt.Fprintf(c.App.ErrWriter, "...judged %d/%d pairs\n", done, total)
+	return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+		if file == "" {
+			if queries, err = contradictions.TopCaptured(ctx, b.Pool, captured); err != nil {
+				return err
+			}
+			if len(queries) == 0 {
+				return fmt.Errorf("%s: no captured queries to probe: turn capture on (PGBRAIN_CONTRIBUTOR_MODE=1) and query the brain, or give --queries-file", name)
 			}
 		}
-	}
-	rep, err := contradictions.Run(c.Context, b.Pool, contradictions.FromSearch(s), queries, contradictions.Options{
-		TopK: c.Int("top-k"), PerPage: c.Int("per-page"), Model: model, Prices: prices, BudgetUSD: c.Float64("budget-usd"), Progress: prog,
-	})
-	meter.Report(c.App.ErrWriter)
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	out := struct {
-		*contradictions.Report
-		Usage budget.Summary `json:"usage"`
-	}{rep, meter.Summary()}
-	if path := c.String("output"); path != "" {
-		if err := writeJSONFile(path, out); err != nil {
+		s, err := searcherFor(b)
+		if err != nil {
 			return err
 		}
-	}
-	if asJSON {
-		return writeJSON(c.App.Writer, out)
-	}
-	return printContradictions(c.App.Writer, rep)
+		asJSON := c.Bool("json")
+		var prog func(int, int)
+		if !asJSON && progress.IsTerminal(c.App.ErrWriter) {
+			prog = func(done, total int) {
+				if done%10 == 0 || done == total {
+					fmt.Fprintf(c.App.ErrWriter, "...judged %d/%d pairs\n", done, total)
+				}
+			}
+		}
+		rep, err := contradictions.Run(ctx, b.Pool, contradictions.FromSearch(s), queries, contradictions.Options{
+			TopK: c.Int("top-k"), PerPage: c.Int("per-page"), Model: model, Prices: prices, BudgetUSD: c.Float64("budget-usd"), Progress: prog,
+		})
+		meter.Report(c.App.ErrWriter)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		out := struct {
+			*contradictions.Report
+			Usage budget.Summary `json:"usage"`
+		}{rep, meter.Summary()}
+		if path := c.String("output"); path != "" {
+			if err := writeJSONFile(path, out); err != nil {
+				return err
+			}
+		}
+		if asJSON {
+			return writeJSON(c.App.Writer, out)
+		}
+		return printContradictions(c.App.Writer, rep)
+	})
 }
 
 func printContradictions(w io.Writer, r *contradictions.Report) error {
@@ -214,22 +198,19 @@ func evalContradictionsTrend(c *cli.Context) error {
 	if days < 1 || days > 3660 {
 		return usageError("eval suspected-contradictions trend: --days %d is out of range; use 1 to 3660", days)
 	}
-	b, err := openBrain(c)
-	if err != nil {
-		return err
-	}
-	defer b.Close()
-	ds, err := contradictions.Trend(c.Context, b.Pool, days)
-	if err != nil {
-		return err
-	}
-	if c.Bool("json") {
-		return writeJSON(c.App.Writer, struct {
-			SchemaVersion int                  `json:"schema_version"`
-			Days          []contradictions.Day `json:"days"`
-		}{1, ds})
-	}
-	return contradictions.DrawTrend(c.App.Writer, ds, 40)
+	return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+		ds, err := contradictions.Trend(ctx, b.Pool, days)
+		if err != nil {
+			return err
+		}
+		if c.Bool("json") {
+			return writeJSON(c.App.Writer, struct {
+				SchemaVersion int                  `json:"schema_version"`
+				Days          []contradictions.Day `json:"days"`
+			}{1, ds})
+		}
+		return contradictions.DrawTrend(c.App.Writer, ds, 40)
+	})
 }
 
 // writeJSONFile writes v, indented, to path through a file beside it moved
@@ -240,16 +221,4 @@ func writeJSONFile(path string, v any) error {
 		return fmt.Errorf("encoding %s: %w", path, err)
 	}
 	return atomicfile.Write(path, append(data, '\n'), 0o600)
-}
-
-// readArg returns s, or the contents of file F when s is "@F".
-func readArg(flag, s string) (string, error) {
-	if !strings.HasPrefix(s, "@") {
-		return s, nil
-	}
-	data, err := os.ReadFile(s[1:])
-	if err != nil {
-		return "", usageError("--%s %s: %v", flag, s, err)
-	}
-	return string(data), nil
 }

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/embed/refresh"
-	"github.com/pgbrain/pgbrain/client/ingest"
 	"github.com/pgbrain/pgbrain/client/migrate"
-	"github.com/pgbrain/pgbrain/client/progress"
 )
 
 func initCommand() *cli.Command {
@@ -76,63 +72,4 @@ func migrateAndReport(c *cli.Context, opts migrate.Options) error {
 		fmt.Fprintf(c.App.ErrWriter, "pgbrain: note: this brain already existed; its embedder and dimension were kept (%s, %d)\n", s.Embedder, s.Dim)
 	}
 	return nil
-}
-
-func embedCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "embed",
-		Usage: "compute missing embeddings (--stale, the default) or all of them (--all)",
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "stale", Usage: "embed chunks that have no embedding (default)"},
-			&cli.BoolFlag{Name: "all", Usage: "recompute every embedding, swapping page batches in place (resumes an interrupted run)"},
-			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
-		},
-		Action: func(c *cli.Context) error {
-			if c.Bool("stale") && c.Bool("all") {
-				return usageError("embed: choose one of --stale and --all")
-			}
-			b, err := openBrain(c)
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			emb, err := clientEmbedder(b)
-			if err != nil {
-				return err
-			}
-			if err := restoreIndex(c, b); err != nil {
-				return err
-			}
-			// Pages written from psql first get the chunks put would have
-			// written; their vectors follow below (or from the local
-			// embedder's trigger).
-			pending, err := ingest.ChunkPending(c.Context, b, ingest.Options{Embedder: emb})
-			if err != nil {
-				return err
-			}
-			bar := progress.New(c.App.ErrWriter, "embedding", !c.Bool("json"))
-			n, err := refresh.Run(c.Context, b, refresh.Options{All: c.Bool("all"), Embedder: emb, Progress: bar.Update})
-			bar.Done()
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				if err := json.NewEncoder(c.App.Writer).Encode(map[string]any{"embedded": n, "rechunked": pending}); err != nil {
-					return err
-				}
-			} else {
-				if pending.Pages > 0 || len(pending.Failures) > 0 {
-					fmt.Fprintf(c.App.Writer, "rechunked %d pages written outside pgbrain (%d chunks)\n", pending.Pages, pending.Chunks)
-				}
-				for _, f := range pending.Failures {
-					fmt.Fprintf(c.App.ErrWriter, "pgbrain: %s is still pending: %s\n", f.Path, f.Reason)
-				}
-				fmt.Fprintf(c.App.Writer, "embedded %d chunks\n", n)
-			}
-			if len(pending.Failures) > 0 {
-				return cli.Exit("", 1)
-			}
-			return nil
-		},
-	}
 }

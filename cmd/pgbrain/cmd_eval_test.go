@@ -46,8 +46,8 @@ type cliBrain struct {
 
 func newCLIBrain(t *testing.T, url string) *cliBrain {
 	t.Helper()
-	// Capture must only be what a test turns on.
-	t.Setenv("PGBRAIN_CONTRIBUTOR_MODE", "")
+	// Capture must only be what a test turns on: TestMain unsets
+	// PGBRAIN_CONTRIBUTOR_MODE.
 	return &cliBrain{t: t, url: url, home: t.TempDir()}
 }
 
@@ -67,12 +67,11 @@ func (b *cliBrain) must(args ...string) string {
 	return out
 }
 
-// importedSampleBrain imports the 1,127-page sample brain into a fresh database.
+// importedSampleBrain is a fresh database holding the 1,127-page sample
+// brain, imported once per test binary (sampleBrainURL).
 func importedSampleBrain(t *testing.T) *cliBrain {
 	t.Helper()
-	b := newCLIBrain(t, testdb.New(t))
-	b.must("import", sampleBrainDir)
-	return b
+	return newCLIBrain(t, sampleBrainURL(t))
 }
 
 // tinyBrain imports a few pages written by the test.
@@ -508,6 +507,7 @@ func TestEvalLoopCaptureToGate(t *testing.T) {
 // TestBenchPublish: the baseline format, --force, and duplicate queries.
 // Publishing needs no database.
 func TestBenchPublish(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	from := filepath.Join(dir, "export.ndjson")
 	rows := []exportRow{
@@ -651,6 +651,7 @@ func TestBenchPublish(t *testing.T) {
 // TestEvalGateUsageErrors: a gate called wrongly exits 2 before touching
 // any database.
 func TestEvalGateUsageErrors(t *testing.T) {
+	t.Parallel()
 	base := filepath.Join(t.TempDir(), "base.ndjson")
 	writeFile(t, base, `{"schema_version":1,"_kind":"baseline_metadata","label":"x","thresholds":null,"row_count":0}`+"\n")
 	tests := []struct {
@@ -681,6 +682,7 @@ func TestEvalGateUsageErrors(t *testing.T) {
 // TestEvalGateThresholdPrecedence: a --threshold-* flag beats the value in
 // the baseline, which beats the default, seen in the verdict and output.
 func TestEvalGateThresholdPrecedence(t *testing.T) {
+	t.Parallel()
 	b := tinyBrain(t)
 	dir := t.TempDir()
 	from := filepath.Join(dir, "export.ndjson")
@@ -847,6 +849,7 @@ func (e sampleQrelsEntry) relevant() map[string]bool {
 // computation over `pgbrain query` results, and the correctness gate passes
 // at today's scores and fails just above any one of them.
 func TestEvalQrelsAndCorrectnessGate(t *testing.T) {
+	t.Parallel()
 	b := importedSampleBrain(t)
 	var file struct {
 		Queries []sampleQrelsEntry `json:"queries"`
@@ -1073,6 +1076,7 @@ type qrelsReportJSON struct {
 // refuses another schema_version or a garbage line, naming file and line,
 // before any database is opened.
 func TestEvalLoopReadersRefuseBadLines(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := exportRow{ID: 1, Tool: "search", Query: "widget", Slugs: []string{"companies/widget-co"}, CreatedAt: "2025-01-01T00:00:00.000000Z"}
 	good2 := exportRow{ID: 2, Tool: "query", Query: "alice", Slugs: []string{"people/alice"}, CreatedAt: "2025-01-02T00:00:00.000000Z"}
@@ -1156,6 +1160,7 @@ func TestEvalLoopReadersRefuseBadLines(t *testing.T) {
 // TestEvalReplayOutput: replay's text output, --limit, --top-regressions,
 // --verbose, skipped and errored rows, and no progress off a terminal.
 func TestEvalReplayOutput(t *testing.T) {
+	t.Parallel()
 	b := tinyBrain(t)
 	day := func(d int) string { return fmt.Sprintf("2025-01-%02dT00:00:00.000000Z", d) }
 	rows := []exportRow{

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pgbrain/pgbrain/client/brain"
+	"github.com/pgbrain/pgbrain/client/markdown"
+)
+
+func deleteCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "delete",
+		Usage:     "delete a page and its chunks",
+		ArgsUsage: "SLUG",
+		Flags:     []cli.Flag{sourceFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageError("delete: give exactly one slug")
+			}
+			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+				if err := b.DeletePage(ctx, c.String("source"), markdown.NormalizeSlug(c.Args().First())); err != nil {
+					return err
+				}
+				fmt.Fprintf(c.App.ErrWriter, "pgbrain: deleted %s\n", c.Args().First())
+				return nil
+			})
+		},
+	}
+}

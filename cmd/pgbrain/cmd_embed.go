@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pgbrain/pgbrain/client/brain"
+	"github.com/pgbrain/pgbrain/client/embed"
+	"github.com/pgbrain/pgbrain/client/embed/refresh"
+	"github.com/pgbrain/pgbrain/client/ingest"
+)
+
+func embedCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "embed",
+		Usage: "compute missing embeddings (--stale, the default) or all of them (--all)",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "stale", Usage: "embed chunks that have no embedding (default)"},
+			&cli.BoolFlag{Name: "all", Usage: "recompute every embedding, swapping page batches in place (resumes an interrupted run)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.Bool("stale") && c.Bool("all") {
+				return usageError("embed: choose one of --stale and --all")
+			}
+			return withEmbedder(c, connectingRole, func(ctx context.Context, b *brain.Brain, emb embed.Embedder) error {
+				if err := restoreIndex(c, b); err != nil {
+					return err
+				}
+				// Pages written from psql first get the chunks put would have
+				// written; their vectors follow below (or from the local
+				// embedder's trigger).
+				pending, err := ingest.ChunkPending(ctx, b, ingest.Options{Embedder: emb})
+				if err != nil {
+					return err
+				}
+				n, err := withProgress(c, "embedding", func(update func(done, total int)) (int64, error) {
+					return refresh.Run(ctx, b, refresh.Options{All: c.Bool("all"), Embedder: emb, Progress: update})
+				})
+				if err != nil {
+					return err
+				}
+				if c.Bool("json") {
+					if err := json.NewEncoder(c.App.Writer).Encode(map[string]any{"embedded": n, "rechunked": pending}); err != nil {
+						return err
+					}
+				} else {
+					if pending.Pages > 0 || len(pending.Failures) > 0 {
+						fmt.Fprintf(c.App.Writer, "rechunked %d pages written outside pgbrain (%d chunks)\n", pending.Pages, pending.Chunks)
+					}
+					for _, f := range pending.Failures {
+						fmt.Fprintf(c.App.ErrWriter, "pgbrain: %s is still pending: %s\n", f.Path, f.Reason)
+					}
+					fmt.Fprintf(c.App.Writer, "embedded %d chunks\n", n)
+				}
+				if len(pending.Failures) > 0 {
+					return cli.Exit("", 1)
+				}
+				return nil
+			})
+		},
+	}
+}

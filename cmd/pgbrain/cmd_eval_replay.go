@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pgbrain/pgbrain/client/baseline"
+	"github.com/pgbrain/pgbrain/client/brain"
+	"github.com/pgbrain/pgbrain/client/budget"
+	"github.com/pgbrain/pgbrain/client/replay"
+)
+
+func evalReplayCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "replay",
+		Usage: "re-run captured queries (an export or a baseline) and compare with what was captured",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "against", Usage: "the export or baseline file to replay"},
+			&cli.IntFlag{Name: "limit", Usage: "replay only the N most recent rows (default: all)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
+			&cli.BoolFlag{Name: "verbose", Usage: "include every row's result"},
+			&cli.IntFlag{Name: "top-regressions", Value: 5, Usage: "how many of the most moved queries to list"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageError("eval replay: unexpected argument %q", c.Args().First())
+			}
+			if c.String("against") == "" {
+				return usageError("eval replay: --against FILE is required (an 'eval export' or 'bench publish' file)")
+			}
+			if c.Int("limit") < 0 || c.Int("top-regressions") < 0 {
+				return usageError("eval replay: --limit and --top-regressions must not be negative")
+			}
+			f, err := baseline.ReadFile(c.String("against"))
+			if err != nil {
+				return err
+			}
+			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+				s, err := searcherFor(b)
+				if err != nil {
+					return err
+				}
+				meter, err := replayExpansion(c, b, &s, replay.Select(f.Rows, c.Int("limit")), "eval replay")
+				if err != nil {
+					return err
+				}
+				asJSON := c.Bool("json")
+				prog := progressLine(c, !asJSON)
+				if prog != nil {
+					n := len(f.Rows)
+					if l := c.Int("limit"); l > 0 && l < n {
+						n = l
+					}
+					fmt.Fprintf(c.App.ErrWriter, "Replaying %d captured queries...\n", n)
+				}
+				rep, err := replay.Run(ctx, s, f.Rows, replay.Options{Limit: c.Int("limit"), Progress: prog})
+				if err != nil {
+					return err
+				}
+				reportUsage(c.App.ErrWriter, meter)
+				if asJSON {
+					out := struct {
+						SchemaVersion int             `json:"schema_version"`
+						Summary       replay.Summary  `json:"summary"`
+						Results       []replay.Result `json:"results,omitempty"`
+						Usage         *budget.Summary `json:"usage,omitempty"`
+					}{SchemaVersion: 1, Summary: rep.Summary, Usage: usageOf(meter)}
+					if c.Bool("verbose") {
+						out.Results = rep.Results
+						if out.Results == nil {
+							out.Results = []replay.Result{}
+						}
+					}
+					return writeJSON(c.App.Writer, out)
+				}
+				return printReplay(c.App.Writer, rep, c.Int("top-regressions"), c.Bool("verbose"))
+			})
+		},
+	}
+}
+
+func printReplay(w io.Writer, rep replay.Report, top int, verbose bool) error {
+	s := rep.Summary
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "Replayed %d of %d captured queries (%d skipped, %d errored)\n", s.RowsReplayed, s.RowsTotal, s.RowsSkipped, s.RowsErrored)
+	fmt.Fprintf(&b, "Mean Jaccard@k:   %.3f\n", s.MeanJaccard)
+	fmt.Fprintf(&b, "Top-1 stability:  %.1f%%\n", 100*s.Top1StabilityRate)
+	fmt.Fprintf(&b, "Mean latency Δ:   %+.0fms (current vs captured)\n", s.MeanLatencyDeltaMS)
+	fmt.Fprintf(&b, "Rows over 2× latency: %d\n", s.RowsOver2xLatency)
+	regs := replay.TopRegressions(rep.Results, top)
+	if top > 0 {
+		if len(regs) == 0 {
+			fmt.Fprintln(&b, "No regressions: every replayed query returned the same set and top result.")
+		} else {
+			fmt.Fprintf(&b, "Top %d regression(s):\n", len(regs))
+			for _, r := range regs {
+				fmt.Fprintf(&b, "  jaccard=%.2f captured=%d current=%d %q\n", *r.Jaccard, r.CapturedCount, r.CurrentCount, clip(r.Query, 80))
+			}
+		}
+	}
+	shown := 0
+	for _, r := range rep.Results {
+		if r.Status == replay.Errored && (verbose || shown < 3) {
+			if shown == 0 {
+				fmt.Fprintln(&b, "Errored rows:")
+			}
+			shown++
+			fmt.Fprintf(&b, "  line %d %q: %s\n", r.Line, clip(r.Query, 60), r.ErrorMessage)
+		}
+	}
+	if !verbose && s.RowsErrored > shown {
+		fmt.Fprintf(&b, "  ... and %d more (use --verbose or --json --verbose)\n", s.RowsErrored-shown)
+	}
+	skipped := map[string]int{}
+	for _, r := range rep.Results {
+		if r.Status == replay.Skipped {
+			skipped[r.Reason]++
+		}
+	}
+	for reason, n := range skipped {
+		fmt.Fprintf(&b, "Skipped %d row(s): %s\n", n, reason)
+	}
+	if verbose {
+		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "LINE\tSTATUS\tJACCARD\tTOP1\tCAPTURED\tCURRENT\tΔMS\tQUERY")
+		for _, r := range rep.Results {
+			j, t1 := "-", "-"
+			if r.Jaccard != nil {
+				j = fmt.Sprintf("%.2f", *r.Jaccard)
+				t1 = fmt.Sprint(*r.Top1Match)
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%+.1f\t%s\n", r.Line, r.Status, j, t1, r.CapturedCount, r.CurrentCount, r.LatencyDeltaMS, clip(r.Query, 60))
+		}
+		tw.Flush()
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pgbrain/pgbrain/client/brain"
+	"github.com/pgbrain/pgbrain/client/embed"
+	"github.com/pgbrain/pgbrain/client/ingest"
+)
+
+func importCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "import",
+		Usage:     "import a directory of markdown files",
+		ArgsUsage: "DIR",
+		Flags: []cli.Flag{
+			sourceFlag,
+			&cli.BoolFlag{Name: "no-embed", Usage: "skip embeddings now (fill later with 'pgbrain embed --stale')"},
+			&cli.BoolFlag{Name: "prune", Usage: "delete pages of the source whose files are gone (never after an incomplete walk; at most half of the source unless --force)"},
+			&cli.BoolFlag{Name: "force", Usage: "with --prune: prune even when that deletes more than half of the source's pages"},
+			&cli.IntFlag{Name: "writers", Usage: "connections writing batches at once (default: one per core, at most 4)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageError("import: give exactly one directory (pgbrain import DIR)")
+			}
+			if w := c.Int("writers"); w < 0 || w > maxImportWriters {
+				return usageError("import: --writers %d is out of range; use 1 to %d (or leave it out for the default)", w, maxImportWriters)
+			}
+			if c.Bool("force") && !c.Bool("prune") {
+				return usageError("import: --force only applies to --prune; add --prune or drop --force")
+			}
+			return withEmbedder(c, connectingRole, func(ctx context.Context, b *brain.Brain, emb embed.Embedder) error {
+				sum, err := withProgress(c, "importing", func(update func(done, total int)) (ingest.Summary, error) {
+					return ingest.ImportDir(ctx, b, c.Args().First(), ingest.Options{
+						Source: c.String("source"), NoEmbed: c.Bool("no-embed"), Embedder: emb,
+						Prune: c.Bool("prune"), Force: c.Bool("force"), Writers: c.Int("writers"), Progress: update,
+					})
+				})
+				if err != nil {
+					return err
+				}
+				printWarnings(c.App.ErrWriter, sum)
+				if c.Bool("json") {
+					if sum.Failures == nil {
+						sum.Failures = []ingest.Failure{}
+					}
+					if sum.Skipped == nil {
+						sum.Skipped = []ingest.Skipped{}
+					}
+					if sum.Collisions == nil {
+						sum.Collisions = []ingest.Collision{}
+					}
+					if err := json.NewEncoder(c.App.Writer).Encode(sum); err != nil {
+						return err
+					}
+				} else {
+					printSummary(c.App.Writer, sum)
+				}
+				if sum.Failed > 0 || sum.PruneSkipped != "" {
+					return cli.Exit("", 1)
+				}
+				return nil
+			})
+		},
+	}
+}
+
+// maxImportWriters bounds --writers: past a few writers they mostly wait on
+// each other's term statistics, and each holds a connection.
+const maxImportWriters = 16
+
+// printWarnings names, on stderr, what an import did not do as asked: each
+// skipped entry, each file stored under a suffixed slug, a prune not done.
+func printWarnings(w io.Writer, s ingest.Summary) {
+	for _, k := range s.Skipped {
+		fmt.Fprintf(w, "pgbrain: skipped %s: %s\n", k.Path, k.Reason)
+	}
+	for _, c := range s.Collisions {
+		if c.KeptBy != "" {
+			fmt.Fprintf(w, "pgbrain: %s is stored as %s: %s already maps to %s\n", c.Path, c.Slug, c.KeptBy, c.PlainSlug)
+		} else {
+			fmt.Fprintf(w, "pgbrain: %s is stored as %s, the slug an earlier import gave it when another file mapped to %s\n", c.Path, c.Slug, c.PlainSlug)
+		}
+	}
+	if s.PruneSkipped != "" {
+		fmt.Fprintf(w, "pgbrain: not pruned: %s\n", s.PruneSkipped)
+	}
+}
+
+func printSummary(w io.Writer, s ingest.Summary) {
+	fmt.Fprintf(w, "imported %d files in %.1fs: %d added, %d updated, %d unchanged, %d failed",
+		s.Files, s.Elapsed.Seconds(), s.Added, s.Updated, s.Unchanged, s.Failed)
+	if s.Pruned > 0 {
+		fmt.Fprintf(w, ", %d pruned", s.Pruned)
+	}
+	if len(s.Skipped) > 0 {
+		fmt.Fprintf(w, ", %d skipped", len(s.Skipped))
+	}
+	if len(s.Collisions) > 0 {
+		fmt.Fprintf(w, ", %d renamed for slug collisions", len(s.Collisions))
+	}
+	fmt.Fprintln(w)
+	for _, f := range s.Failures {
+		fmt.Fprintf(w, "  failed: %s: %s\n", f.Path, f.Reason)
+	}
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pgbrain/pgbrain/client/brain"
+)
+
+func listCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "list",
+		Usage: "list pages",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "source", Usage: "only this source"},
+			&cli.StringFlag{Name: "type", Usage: "only pages of this type"},
+			&cli.IntFlag{Name: "limit", Usage: "at most N pages (0: all)"},
+			&cli.BoolFlag{Name: "json", Usage: "one JSON object per line"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.Int("limit") < 0 {
+				return usageError("list: --limit must be 0 or more")
+			}
+			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+				f := brain.ListFilter{Source: c.String("source"), Type: c.String("type"), Limit: c.Int("limit")}
+				if c.Bool("json") {
+					enc := json.NewEncoder(c.App.Writer)
+					return b.ListPages(ctx, f, func(p brain.PageSummary) error { return enc.Encode(p) })
+				}
+				tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "SOURCE\tSLUG\tTYPE\tTITLE")
+				err := b.ListPages(ctx, f, func(p brain.PageSummary) error {
+					_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.SourceID, p.Slug, p.Type, p.Title)
+					return err
+				})
+				if err != nil {
+					return err
+				}
+				return tw.Flush()
+			})
+		},
+	}
+}

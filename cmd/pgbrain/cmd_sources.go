@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/pgbrain/pgbrain/client/brain"
+	"github.com/urfave/cli/v2"
+)
+
+func sourcesCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "sources",
+		Usage: "manage sources (separate namespaces of pages)",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "add",
+				ArgsUsage: "ID [NAME]",
+				Usage:     "add a source",
+				Action: func(c *cli.Context) error {
+					if c.NArg() < 1 || c.NArg() > 2 {
+						return usageError("sources add: give ID and optionally NAME")
+					}
+					return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+						return b.AddSource(ctx, c.Args().Get(0), c.Args().Get(1))
+					})
+				},
+			},
+			{
+				Name:  "list",
+				Usage: "list sources with their page counts",
+				Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON"}},
+				Action: func(c *cli.Context) error {
+					return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+						srcs, err := b.Sources(ctx)
+						if err != nil {
+							return err
+						}
+						if c.Bool("json") {
+							return json.NewEncoder(c.App.Writer).Encode(srcs)
+						}
+						tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+						fmt.Fprintln(tw, "ID\tPAGES\tNAME")
+						for _, s := range srcs {
+							fmt.Fprintf(tw, "%s\t%d\t%s\n", s.ID, s.Pages, s.Name)
+						}
+						return tw.Flush()
+					})
+				},
+			},
+			{
+				Name:      "remove",
+				ArgsUsage: "ID",
+				Usage:     "remove a source (refused while it has pages, unless --with-pages)",
+				Flags:     []cli.Flag{&cli.BoolFlag{Name: "with-pages", Usage: "also delete the source's pages"}},
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return usageError("sources remove: give exactly one ID")
+					}
+					return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+						return b.RemoveSource(ctx, c.Args().First(), c.Bool("with-pages"))
+					})
+				},
+			},
+		},
+	}
+}
