@@ -38,6 +38,7 @@ func insertPage(t *testing.T, conn *pgx.Conn, slug, title string) int64 {
 }
 
 func TestMigrateIsIdempotentAndRecordsSettings(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t, testdb.Options{Dim: 64})
 	latest, err := migrate.Latest()
@@ -72,6 +73,7 @@ func TestMigrateIsIdempotentAndRecordsSettings(t *testing.T) {
 // keeps its values but is now kept by a trigger, and only a vector that the
 // embedder would now compute differently is rewritten.
 func TestUpgradeFromVersion5(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn := restoreReleased(t, 5)
 	pageID := insertPage(t, conn, "p", "Upgrade notes")
@@ -115,6 +117,7 @@ func TestUpgradeFromVersion5(t *testing.T) {
 }
 
 func TestMigrateRejectsBadOptions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
@@ -143,6 +146,7 @@ func TestMigrateRejectsBadOptions(t *testing.T) {
 }
 
 func TestEmbedLocal(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t)
 	var same, normalised bool
@@ -197,6 +201,7 @@ LANGUAGE sql IMMUTABLE AS $fn$
 $fn$`
 
 func TestEmbedLocalKeepsItsFeatures(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t)
 	if _, err := conn.Exec(ctx, embedV1); err != nil {
@@ -228,6 +233,7 @@ func TestEmbedLocalKeepsItsFeatures(t *testing.T) {
 }
 
 func TestEmbedLocalRefreshRewritesOnlyStaleVectors(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t)
 	pageID := insertPage(t, conn, "p", "Page")
@@ -277,6 +283,7 @@ func TestEmbedLocalRefreshRewritesOnlyStaleVectors(t *testing.T) {
 }
 
 func TestChecksRejectBadRows(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t)
 	insertPage := `INSERT INTO brain.pages (slug, title, body, content_hash) VALUES ($1, $2, 'x', repeat('a', 64)) RETURNING id`
@@ -310,6 +317,7 @@ func TestChecksRejectBadRows(t *testing.T) {
 }
 
 func TestTsvAndEmbeddingMaintainedInSQL(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t)
 	pageID := insertPage(t, conn, "go/strings", "Package strings")
