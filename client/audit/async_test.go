@@ -84,6 +84,7 @@ func closeWithin(t *testing.T, a *audit.Async, d time.Duration) error {
 // overflows, the callers themselves): one contiguous, valid chain holding
 // every entry exactly once.
 func TestAsyncConcurrentRecordsFormOneChain(t *testing.T) {
+	t.Parallel()
 	const goroutines, perGoroutine = 16, 40
 	cases := []struct {
 		name string
@@ -153,6 +154,7 @@ func TestAsyncConcurrentRecordsFormOneChain(t *testing.T) {
 // INSERT per MaxBatch, and the chain holds them in call order. A row the
 // database rejects costs only itself.
 func TestAsyncBatchKeepsCallOrder(t *testing.T) {
+	t.Parallel()
 	const n = 30 // queued behind the first, held, entry
 	cases := []struct {
 		name     string
@@ -338,6 +340,7 @@ func TestAsyncUnreachableDatabase(t *testing.T) {
 
 // The writer role needs nothing more for a batch than for one row.
 func TestAsyncBatchAsAuditWriterRole(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t, testdb.New(t))
 	tx, err := conn.Begin(ctx)

@@ -14,6 +14,7 @@ import (
 // TestDoctorReportsAndFixesTheVectorIndex: each way the index can be lost
 // is reported with the fix, and Fix brings it back to ready.
 func TestDoctorReportsAndFixesTheVectorIndex(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		break_ []string

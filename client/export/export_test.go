@@ -77,6 +77,7 @@ func copyOut(t *testing.T, db *pgxpool.Pool, sql string) string {
 }
 
 func TestExportMatchesTheView(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	ctx := context.Background()
 	// Any session time zone: created_at is always printed in UTC.
@@ -129,6 +130,7 @@ func TestExportMatchesTheView(t *testing.T) {
 }
 
 func TestPlainCopyIsIdenticalWithoutEscapes(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	for _, q := range []string{"who is alice", "naïve café", "meeting 2024"} {
 		insert(t, b.Pool, "query", q)
@@ -141,6 +143,7 @@ func TestPlainCopyIsIdenticalWithoutEscapes(t *testing.T) {
 }
 
 func TestExportKeyOrder(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	insert(t, b.Pool, "query", "q")
 	out, _ := export(t, b.Pool, Options{})
@@ -164,6 +167,7 @@ func TestExportKeyOrder(t *testing.T) {
 }
 
 func TestExportFilters(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	ctx := context.Background()
 	old := insert(t, b.Pool, "query", "old")
@@ -216,6 +220,7 @@ func TestExportFilters(t *testing.T) {
 // TestWindowEndWaitsForInFlightRows: a row inserted by a transaction that has
 // not committed must fall after the window end, so the next window gets it.
 func TestWindowEndWaitsForInFlightRows(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	ctx := context.Background()
 	insert(t, b.Pool, "query", "committed")
@@ -249,6 +254,7 @@ func TestWindowEndWaitsForInFlightRows(t *testing.T) {
 // back to back, each starting at the previous window end. Every committed row
 // must be exported exactly once.
 func TestChainedWindowsWithConcurrentWriters(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	ctx := context.Background()
 	var (
@@ -344,6 +350,7 @@ func TestChainedWindowsWithConcurrentWriters(t *testing.T) {
 }
 
 func TestPrune(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	tests := []struct {
 		name      string

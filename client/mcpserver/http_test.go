@@ -152,6 +152,7 @@ func post(t *testing.T, url string, hdr map[string]string) (int, http.Header, st
 }
 
 func TestHTTPAuthOriginAndRate(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	ctx := context.Background()
 	good, err := tokens.Create(ctx, b.Pool, "agent-a", "")
@@ -248,6 +249,7 @@ func postHost(t *testing.T, url string, hdr map[string]string) (int, http.Header
 // over HTTP get every answer, and every call has its audit row, event and
 // (for searches) capture, exactly as over stdio.
 func TestHTTPConcurrentClientsAreAllRecorded(t *testing.T) {
+	t.Parallel()
 	const clients, calls = 4, 40
 	b := testdb.Open(t)
 	seed(t, b)
@@ -333,6 +335,7 @@ func TestHTTPConcurrentClientsAreAllRecorded(t *testing.T) {
 // TestHTTPShutdownDeliversCallsInFlight: cancelling ServeHTTP while a call
 // runs still delivers its answer.
 func TestHTTPShutdownDeliversCallsInFlight(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	h := startHTTP(t, b, mcpserver.HTTPOptions{Rate: -1}, func(c *mcpserver.Config) {
 		c.Pages = slowPages{b, 700 * time.Millisecond}
@@ -359,6 +362,7 @@ func TestHTTPShutdownDeliversCallsInFlight(t *testing.T) {
 // Guessing tokens from one address is cut off with 429 before any token
 // is looked up; a valid token from another address still gets in.
 func TestHTTPFailedAuthenticationsAreLimited(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	h := startHTTP(t, b, mcpserver.HTTPOptions{Tokens: dbTokens{b.Pool}}, nil)
 	var unauthorized, limited int

@@ -38,6 +38,7 @@ func allPages(t *testing.T, b *brain.Brain) []string {
 // brain (1,127 pages) through list_pages cursors and through resources/list
 // cursors, each exactly once, and can read any of them as a resource.
 func TestSampleBrainThroughCursors(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	if _, err := ingest.ImportDir(context.Background(), b, "../../sample/brain", ingest.Options{}); err != nil {
 		t.Fatal(err)
@@ -146,6 +147,7 @@ func (h *harness) callRaw(t *testing.T, name string, args any) json.RawMessage {
 }
 
 func TestResourceReadsFollowGetPageRules(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	seed(t, b)
 	h := start(t, b, nil)
@@ -197,6 +199,7 @@ func TestResourceReadsFollowGetPageRules(t *testing.T) {
 // without list-change notifications or subscriptions, and refuses what it
 // does not advertise.
 func TestCapabilitiesAsImplemented(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	h := start(t, b, nil)
 	caps, _ := json.Marshal(h.cs.InitializeResult().Capabilities)
@@ -225,6 +228,7 @@ func TestCapabilitiesAsImplemented(t *testing.T) {
 // notifications when the client gave a progress token; a quick one, or one
 // without a token, sends none.
 func TestProgressForLongCalls(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	srvCfg := func(c *mcpserver.Config) { c.Pages = slowPages{b, 2300 * time.Millisecond} }
 	var got atomic.Int64
@@ -262,6 +266,7 @@ func TestProgressForLongCalls(t *testing.T) {
 // characters, at and past each bound) and requires the server to accept
 // exactly what the schema accepts.
 func TestSchemasAndValidationAgree(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	seed(t, b)
 	h := start(t, b, nil)
@@ -390,6 +395,7 @@ func edgeValues(name string, prop *jsonschema.Schema) []any {
 // TestOutputSchemasUseSingleTypes: output schemas give one type per value,
 // except the scalars whose null carries meaning.
 func TestOutputSchemasUseSingleTypes(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	h := start(t, b, nil)
 	tools, err := h.cs.ListTools(context.Background(), nil)

@@ -96,6 +96,7 @@ func send(t *testing.T, w io.Writer, lines ...string) {
 // TestMalformedFramesAreAnswered: each bad frame gets the error the spec
 // prescribes with id null, and the next valid request is still answered.
 func TestMalformedFramesAreAnswered(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	const limit = 64 << 10
 	w, answers, _ := stdioServer(t, b, &mcpserver.StdioTransport{MaxFrameBytes: limit}, context.Background())
@@ -149,6 +150,7 @@ func TestMalformedFramesAreAnswered(t *testing.T) {
 // TestPipedRequestsAllAnsweredOnEOF: five requests written at once and
 // stdin closed get five answers before the server stops.
 func TestPipedRequestsAllAnsweredOnEOF(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	seed(t, b)
 	w, answers, done := stdioServer(t, b, &mcpserver.StdioTransport{}, context.Background())
@@ -211,6 +213,7 @@ func (s slowPages) Sources(ctx context.Context) ([]brain.Source, error) {
 // call runs still delivers its answer; a call that outlives the grace
 // period gets an error answer instead of none.
 func TestStopAnswersCallsInFlight(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	for _, tc := range []struct {
 		name    string

@@ -17,6 +17,7 @@ import (
 // themselves, that the keyword arm reads the GIN index and the vector arm the
 // HNSW index on a brain large enough for the planner to prefer them.
 func TestIndexesAreUsed(t *testing.T) {
+	t.Parallel()
 	url := testdb.New(t, testdb.Options{Dim: 8})
 	c := ctx(t)
 	cfg, err := pgx.ParseConfig(url)
@@ -101,6 +102,7 @@ type qrelsFile struct {
 // floors sit a little under the measured values in docs/retrieval.md, so a
 // ranking regression fails here.
 func TestSampleQrelsFloor(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	c := ctx(t)
 	if _, err := ingest.ImportDir(c, b, "../../sample/brain", ingest.Options{}); err != nil {
