@@ -337,8 +337,9 @@ func TestHTTPConcurrentClientsAreAllRecorded(t *testing.T) {
 func TestHTTPShutdownDeliversCallsInFlight(t *testing.T) {
 	t.Parallel()
 	b := testdb.Open(t)
+	pages := newSlowPages(b, 700*time.Millisecond)
 	h := startHTTP(t, b, mcpserver.HTTPOptions{Rate: -1}, func(c *mcpserver.Config) {
-		c.Pages = slowPages{b, 700 * time.Millisecond}
+		c.Pages = pages
 		c.DrainTimeout = 10 * time.Second
 	})
 	cs := connectHTTP(t, h.url, "")
@@ -351,7 +352,7 @@ func TestHTTPShutdownDeliversCallsInFlight(t *testing.T) {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_sources"})
 		got <- result{res, err}
 	}()
-	time.Sleep(200 * time.Millisecond)
+	pages.waitStarted(t)
 	h.stop(t)
 	r := <-got
 	if r.err != nil || r.res.IsError {
