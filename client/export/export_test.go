@@ -235,7 +235,13 @@ func TestWindowEndWaitsForInFlightRows(t *testing.T) {
 		VALUES ('query', 'in flight', false, 1) RETURNING id, created_at`).Scan(&inflight, &inflightAt); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(20 * time.Millisecond) // a naive now() window end would now pass the row
+	// Once the server's clock has passed the row, a naive now() window
+	// end would pass it too.
+	for passed := false; !passed; {
+		if err := b.Pool.QueryRow(ctx, `SELECT clock_timestamp() > $1`, inflightAt).Scan(&passed); err != nil {
+			t.Fatal(err)
+		}
+	}
 	out1, sum1 := export(t, b.Pool, Options{})
 	if !sum1.WindowEnd.After(time.Time{}) || sum1.WindowEnd.After(inflightAt) {
 		t.Fatalf("window end %v is after the in-flight row's created_at %v", sum1.WindowEnd, inflightAt)
