@@ -96,6 +96,7 @@ func TestAsyncConcurrentRecordsFormOneChain(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			url := testdb.New(t)
 			var stderr syncBuffer
@@ -169,6 +170,7 @@ func TestAsyncBatchKeepsCallOrder(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			url := testdb.New(t)
 			h := newHeld(pool(t, url))

@@ -274,6 +274,7 @@ func TestVerifyNamesTamperedRows(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			conn := connect(t, testdb.New(t))
 			record(t, audit.NewWriter(conn, nil), 8)
 			tamper(t, conn, tc.sql)

@@ -70,6 +70,7 @@ func TestOutageRowsChainedInCallOrder(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []string{"async", "sync"} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			dbURL := testdb.New(t)
 			home := t.TempDir()

@@ -169,6 +169,7 @@ func TestSwitchAndScrubSetting(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			b := testdb.Open(t)
 			r := New(b.Pool, tc.cfg, t.TempDir(), nil)
 			r.Record(context.Background(), queryResponse(q), Caller{})
@@ -233,6 +234,7 @@ func TestFailuresAreRecordedWithReason(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			b := testdb.Open(t)
 			home := t.TempDir()
 			r := New(b.Pool, on, home, nil)

@@ -31,6 +31,7 @@ func TestDoctorReportsAndFixesTheVectorIndex(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			b := testdb.Open(t)
 			for _, stmt := range tc.break_ {

@@ -72,6 +72,7 @@ func TestEmbedAllInterruptedKeepsOldVectorsAndResumes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			b := testdb.Open(t)
 			load(t, b, 300, ingest.Options{})
