@@ -17,7 +17,6 @@ import (
 // themselves, that the keyword arm reads the GIN index and the vector arm the
 // HNSW index on a brain large enough for the planner to prefer them.
 func TestIndexesAreUsed(t *testing.T) {
-	t.Parallel()
 	url := testdb.New(t, testdb.Options{Dim: 8})
 	c := ctx(t)
 	cfg, err := pgx.ParseConfig(url)
