@@ -19,8 +19,8 @@ build: setup
 demo: build
 	@scripts/demo.sh $(BIN)
 
-## test: vet and run every test against one ephemeral cluster (and the
-## concurrent packages once more under the race detector)
+## test: vet and run every test against one ephemeral cluster (the packages
+## that run goroutines under the race detector)
 test:
 	@PGBRAIN_SETUP_TESTS=1 scripts/setup.sh
 	@scripts/test.sh

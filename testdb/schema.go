@@ -13,8 +13,11 @@ import (
 	"sort"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/pgbrain/pgbrain/client/migrate"
 )
 
 // releasedFS holds a dump of every released schema version (schema/NNN.sql,
@@ -139,7 +142,22 @@ func pgDumpFor(ctx context.Context, url string) (string, error) {
 
 // EmptyDatabase returns the URL of a database with nothing of pgbrain in it
 // (cloned from template0), dropped with the test unless the test failed.
+//
+// The cluster's pgbrain roles, their memberships and settings are shared by
+// every database and created by the first migration; two first migrations
+// at once (parallel tests migrating empty databases) would race on them.
+// So the migrated template is made first, under its lock, and every later
+// migration finds the roles in place.
 func EmptyDatabase(t testing.TB) string {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	admin, err := adminURL(ctx)
+	if err != nil {
+		t.Fatalf("testdb: no PostgreSQL server for tests (run 'make setup', or set TEST_DATABASE_URL): %v", err)
+	}
+	if _, err := ensureTemplate(ctx, admin, Options{Dim: migrate.DefaultDim, Embedder: migrate.DefaultEmbedder}); err != nil {
+		t.Fatalf("testdb: preparing template: %v", err)
+	}
 	return create(t, "template0")
 }

@@ -66,6 +66,7 @@ func verify(t *testing.T, q audit.Querier, s audit.Scope) []audit.Problem {
 }
 
 func TestFingerprintMatchesSQL(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t, testdb.New(t))
 	w := audit.NewWriter(conn, nil)
@@ -140,6 +141,7 @@ func canonical(r audit.Row) []byte {
 }
 
 func TestChainMatchesDocumentedForm(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t, testdb.New(t))
 	if p := verify(t, conn, audit.Scope{Full: true}); len(p) != 0 {
@@ -178,6 +180,7 @@ func TestChainMatchesDocumentedForm(t *testing.T) {
 }
 
 func TestAppendOnlyForEveryRole(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t, testdb.New(t))
 	record(t, audit.NewWriter(conn, nil), 3)
@@ -239,6 +242,7 @@ func tamper(t *testing.T, conn *pgx.Conn, sql string) {
 }
 
 func TestVerifyNamesTamperedRows(t *testing.T) {
+	t.Parallel()
 	type want struct {
 		id      int64
 		problem string
@@ -270,6 +274,7 @@ func TestVerifyNamesTamperedRows(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			conn := connect(t, testdb.New(t))
 			record(t, audit.NewWriter(conn, nil), 8)
 			tamper(t, conn, tc.sql)
@@ -288,6 +293,7 @@ func TestVerifyNamesTamperedRows(t *testing.T) {
 }
 
 func TestVerifyScope(t *testing.T) {
+	t.Parallel()
 	conn := connect(t, testdb.New(t))
 	record(t, audit.NewWriter(conn, nil), 10)
 	tamper(t, conn, `UPDATE brain.audit_log SET cost_class = 'cheap' WHERE id = 3`)
@@ -315,6 +321,7 @@ func TestVerifyScope(t *testing.T) {
 }
 
 func TestConcurrentWritersFormOneChain(t *testing.T) {
+	t.Parallel()
 	const writers, perWriter = 24, 20
 	ctx := context.Background()
 	url := testdb.New(t)
@@ -368,6 +375,7 @@ func TestConcurrentWritersFormOneChain(t *testing.T) {
 }
 
 func TestMultiRowInsertChains(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t, testdb.New(t))
 	if _, err := conn.Exec(ctx, `INSERT INTO brain.audit_log (session_id, tool_name, status, cost_class)
@@ -380,6 +388,7 @@ func TestMultiRowInsertChains(t *testing.T) {
 }
 
 func TestConstraints(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t, testdb.New(t))
 	ok := audit.Entry{SessionID: "s-1", Tool: "query", Status: "success", CostClass: "search"}
@@ -412,6 +421,7 @@ func TestConstraints(t *testing.T) {
 }
 
 func TestWriterReportsOncePerKind(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t, testdb.New(t))
 	var stderr bytes.Buffer
@@ -439,6 +449,7 @@ func TestWriterReportsOncePerKind(t *testing.T) {
 }
 
 func TestRoles(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t, testdb.New(t))
 	record(t, audit.NewWriter(conn, nil), 2)
@@ -482,6 +493,7 @@ func TestRoles(t *testing.T) {
 }
 
 func TestResolveSince(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t, testdb.New(t))
 	record(t, audit.NewWriter(conn, nil), 5)

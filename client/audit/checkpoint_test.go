@@ -44,6 +44,7 @@ func checkpointed(t *testing.T, n int) (*pgx.Conn, string) {
 // TestCheckpointCatchesTailTruncation is issue 14's finding: deleting the
 // newest row leaves a chain that verifies; the checkpoint catches it.
 func TestCheckpointCatchesTailTruncation(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn, path := checkpointed(t, 5)
 	ps, held, err := audit.VerifyCheckpoints(ctx, conn, path, testKey)
@@ -67,6 +68,7 @@ func TestCheckpointCatchesTailTruncation(t *testing.T) {
 // changed, through the chain trigger, give a chain that verifies; the
 // checkpoint's anchored hash no longer matches.
 func TestCheckpointCatchesConsistentRewrite(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn, path := checkpointed(t, 6)
 	tamper(t, conn, `DELETE FROM brain.audit_log WHERE id >= 3`)
@@ -94,6 +96,7 @@ func TestCheckpointCatchesConsistentRewrite(t *testing.T) {
 // checked under another key, does not hold; lines that are not
 // checkpoints are reported.
 func TestCheckpointForgery(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn, path := checkpointed(t, 3)
 	data, err := os.ReadFile(path)
@@ -136,6 +139,7 @@ func hashOf(t *testing.T, c *pgx.Conn, id int) string {
 // TestCheckpointRefusesBrokenChain: anchoring a chain that does not verify
 // would bless the tampering.
 func TestCheckpointRefusesBrokenChain(t *testing.T) {
+	t.Parallel()
 	conn, path := checkpointed(t, 3)
 	record(t, audit.NewWriter(conn, nil), 2)
 	tamper(t, conn, `UPDATE brain.audit_log SET caller = 'someone else' WHERE id = 4`)
@@ -190,6 +194,7 @@ func TestLoadKey(t *testing.T) {
 // TestSessionGaps: a stopped serve session whose calls left no rows is
 // reported; sessions with their rows, without audit, or still running are not.
 func TestSessionGaps(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t, testdb.New(t))
 	w := audit.NewWriter(conn, nil)

@@ -67,8 +67,10 @@ func call(i int) audit.Entry {
 // verified. Now their rows wait in the spool (mode 0600) and are chained,
 // in call order and ahead of newer calls, once the database is back.
 func TestOutageRowsChainedInCallOrder(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"async", "sync"} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			dbURL := testdb.New(t)
 			home := t.TempDir()

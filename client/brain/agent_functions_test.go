@@ -26,6 +26,7 @@ import (
 // may read. The same calls made by the owner do find the page, so the
 // probe reaches it.
 func TestAgentLoginLearnsNothingOfBlockedPagesFromAnyFunction(t *testing.T) {
+	t.Parallel()
 	admin := testdb.New(t)
 	b, err := brain.Open(ctx(t), admin)
 	if err != nil {

@@ -59,6 +59,7 @@ func denied(err error) bool {
 
 // Every role can do what docs/security.md says and nothing more.
 func TestRolesLeastPrivilege(t *testing.T) {
+	t.Parallel()
 	url := testdb.New(t)
 	conn, err := pgx.Connect(ctx(t), url)
 	if err != nil {
@@ -175,6 +176,7 @@ func agentSees(t *testing.T, conn *pgx.Conn, q string) agentView {
 // classified, and then stays hidden because of what it holds; a clean page
 // becomes visible once classified and hidden again when psql changes it.
 func TestPsqlPagesAreHiddenFromAgentsUntilClassified(t *testing.T) {
+	t.Parallel()
 	url := testdb.New(t)
 	b, err := brain.Open(ctx(t), url)
 	if err != nil {
@@ -288,6 +290,7 @@ func toStrings(v any) []string {
 // Pages chunked by the CLI and never changed since keep their state; a page
 // written from psql is pending until `embed --stale` rechunks it.
 func TestChunkPendingFollowsPsqlWrites(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	if _, err := ingest.PutPage(ctx(t), b, "notes/put", []byte("# Put\n\nWritten by put.\n"), ingest.Options{}); err != nil {
 		t.Fatal(err)
@@ -341,6 +344,7 @@ func TestChunkPendingFollowsPsqlWrites(t *testing.T) {
 // OpenAs drops to the role and sets the timeout; a brain without the agent
 // role refuses to open as the agent.
 func TestOpenAsSetsRoleAndTimeout(t *testing.T) {
+	t.Parallel()
 	url := testdb.New(t)
 	b, err := brain.OpenAs(ctx(t), url, brain.Access{Role: brain.RoleAgent, StatementTimeout: "1500ms"})
 	if err != nil {
@@ -365,6 +369,7 @@ func TestOpenAsSetsRoleAndTimeout(t *testing.T) {
 // managed database): the migration succeeds, commands run as that owner,
 // and serve's agent role refuses to open rather than run unrestricted.
 func TestOwnerWithoutCreateRole(t *testing.T) {
+	t.Parallel()
 	admin := testdb.New(t)
 	conn, err := pgx.Connect(ctx(t), admin)
 	if err != nil {

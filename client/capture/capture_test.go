@@ -95,6 +95,7 @@ func closeRecorder(t *testing.T, r *Recorder) {
 }
 
 func TestRecordWritesDocumentedFields(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	r := New(b.Pool, on, t.TempDir(), nil)
 	r.Record(context.Background(), queryResponse("email alice@example.com about it"), Caller{})
@@ -155,6 +156,7 @@ func mustJSON(v any) string {
 }
 
 func TestSwitchAndScrubSetting(t *testing.T) {
+	t.Parallel()
 	const q = "call 415-555-0199 or mail bob@example.org"
 	tests := []struct {
 		name string
@@ -167,6 +169,7 @@ func TestSwitchAndScrubSetting(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			b := testdb.Open(t)
 			r := New(b.Pool, tc.cfg, t.TempDir(), nil)
 			r.Record(context.Background(), queryResponse(q), Caller{})
@@ -186,6 +189,7 @@ func TestSwitchAndScrubSetting(t *testing.T) {
 }
 
 func TestHostileQueryTextIsCaptured(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	r := New(b.Pool, on, t.TempDir(), nil)
 	r.Record(context.Background(), queryResponse("nul\x00byte"), Caller{})
@@ -206,6 +210,7 @@ func TestHostileQueryTextIsCaptured(t *testing.T) {
 }
 
 func TestFailuresAreRecordedWithReason(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		resp   func() *search.Response
@@ -229,6 +234,7 @@ func TestFailuresAreRecordedWithReason(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			b := testdb.Open(t)
 			home := t.TempDir()
 			r := New(b.Pool, on, home, nil)
@@ -257,6 +263,7 @@ func TestFailuresAreRecordedWithReason(t *testing.T) {
 // TestPermissionRejection runs capture as a role that row-level security
 // refuses: the failure is rls_reject and still reaches the failures table.
 func TestPermissionRejection(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	u := testdb.New(t)
 	admin, err := pgx.Connect(ctx, u)
@@ -314,6 +321,7 @@ func TestPermissionRejection(t *testing.T) {
 // server lands in the spool, and the next recorder that reaches the
 // database writes it to the table exactly once.
 func TestDatabaseDownIsSpooledThenWritten(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	home := t.TempDir()
 	down, err := pgxpool.New(ctx, "postgres://nobody@127.0.0.1:1/none?connect_timeout=2&sslmode=disable")
@@ -366,6 +374,7 @@ func TestDatabaseDownIsSpooledThenWritten(t *testing.T) {
 // TestRecordDoesNotWaitForTheDatabase holds a lock that blocks every insert:
 // Record must still return, and Close must drain once the lock goes.
 func TestRecordDoesNotWaitForTheDatabase(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	tx, err := b.Pool.Begin(ctx)
@@ -401,6 +410,7 @@ func TestRecordDoesNotWaitForTheDatabase(t *testing.T) {
 // TestCloseTimeoutSpoolsPending: captures still blocked when the drain
 // timeout ends are spooled, not lost.
 func TestCloseTimeoutSpoolsPending(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	tx, err := b.Pool.Begin(ctx)

@@ -55,6 +55,7 @@ func show(t *testing.T, b *brain.Brain, slug string) classify.Tag {
 }
 
 func TestImportClassifiesPages(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	importPages(t, b, pages)
 	cases := []struct {
@@ -76,6 +77,7 @@ func TestImportClassifiesPages(t *testing.T) {
 }
 
 func TestOperatorTagsSurviveReimport(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	importPages(t, b, pages)
@@ -123,6 +125,7 @@ func TestOperatorTagsSurviveReimport(t *testing.T) {
 }
 
 func TestSetRejectsBadInput(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	importPages(t, b, pages)
@@ -150,6 +153,7 @@ func TestSetRejectsBadInput(t *testing.T) {
 }
 
 func TestAllClassifiesUnclassifiedPages(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	importPages(t, b, pages)
@@ -177,6 +181,7 @@ func TestAllClassifiesUnclassifiedPages(t *testing.T) {
 }
 
 func TestPagePIIConstraints(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	importPages(t, b, pages)
@@ -221,6 +226,7 @@ func TestPagePIIConstraints(t *testing.T) {
 }
 
 func TestTaxonomyMatchesSQL(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	var sqlNames []string
 	if err := b.Pool.QueryRow(context.Background(), `SELECT brain.pii_taxonomy()`).Scan(&sqlNames); err != nil {
@@ -235,6 +241,7 @@ func TestTaxonomyMatchesSQL(t *testing.T) {
 // in the same statement, whoever wrote them; All(onlyMissing) classifies
 // the stale pages again, and an unrelated column change does not.
 func TestPsqlWritesMakeTagsStale(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	importPages(t, b, pages)

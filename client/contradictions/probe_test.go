@@ -65,6 +65,7 @@ func model(t *testing.T, url, name string, m *budget.Meter) budget.Sender {
 }
 
 func TestProbeFlagsSeededContradictionsAndCachesVerdicts(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := fixture(t)
 	srv := openaitest.New(t, judge)
@@ -187,6 +188,7 @@ func TestProbeFlagsSeededContradictionsAndCachesVerdicts(t *testing.T) {
 }
 
 func TestProbeRefusesOverBudgetBeforeAnyCall(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := fixture(t)
 	srv := openaitest.New(t, judge)
@@ -215,6 +217,7 @@ func TestProbeRefusesOverBudgetBeforeAnyCall(t *testing.T) {
 }
 
 func TestProbeKeepsPaidVerdictsWhenTheModelFails(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := fixture(t)
 	n := 0
@@ -314,6 +317,7 @@ func TestParseQueries(t *testing.T) {
 }
 
 func TestTopCaptured(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	for _, q := range []string{"acme seed", "who is alice", "acme seed", "who is alice", "acme seed", "  ", "gizmo"} {
@@ -334,6 +338,7 @@ func TestTopCaptured(t *testing.T) {
 // owner, so a credential or an email address in a page reaches the prompt
 // only as [REDACTED]; the rest of the passage is the page's text.
 func TestProbeScrubsPassagesSentToTheModel(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	const key, mail = "AKIAIOSFODNN7EXAMPLE", "dana.ops@example.org"

@@ -42,6 +42,7 @@ var passageRe = regexp.MustCompile(`(?m)^Passage [AB] \(page ([^)\n]*)\):\n(.*)$
 // distinct pair is asked once, findings name the texts' real hashes, and a
 // re-run asks nothing.
 func TestProbeOnDebianDescriptions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	recs, err := aptfolder.Load(ctx)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 func TestMain(m *testing.M) { testdb.Main(m) }
 
 func TestDoctorReportsFailuresAndSpool(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	for _, stmt := range []string{
@@ -53,6 +54,7 @@ func TestDoctorReportsFailuresAndSpool(t *testing.T) {
 }
 
 func TestDoctorQuietBrain(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	r, err := Run(context.Background(), b, evalconfig.Resolve(evalconfig.File{}, ""), nil, capture.NewSpool(t.TempDir()), nil)
 	if err != nil {
@@ -67,6 +69,7 @@ func TestDoctorQuietBrain(t *testing.T) {
 // (before migration 004), pages per category with it. The table is replaced
 // by a minimal one so the test does not depend on the classifier.
 func TestDoctorCountsPIIWhenClassified(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	if _, err := b.Pool.Exec(ctx, `DROP TABLE IF EXISTS brain.page_pii CASCADE`); err != nil {
@@ -100,6 +103,7 @@ func TestDoctorCountsPIIWhenClassified(t *testing.T) {
 // chunking, with warnings naming the commands; doctor --fix does what put
 // would have done, after which nothing is pending.
 func TestDoctorReportsPsqlWrites(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	if _, err := b.Pool.Exec(ctx, `INSERT INTO brain.pages (slug, title, body, content_hash)

@@ -14,6 +14,7 @@ import (
 // TestDoctorReportsAndFixesTheVectorIndex: each way the index can be lost
 // is reported with the fix, and Fix brings it back to ready.
 func TestDoctorReportsAndFixesTheVectorIndex(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		break_ []string
@@ -30,6 +31,7 @@ func TestDoctorReportsAndFixesTheVectorIndex(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			b := testdb.Open(t)
 			for _, stmt := range tc.break_ {

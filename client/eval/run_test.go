@@ -28,6 +28,7 @@ func (h hybrid) Search(ctx context.Context, q string, k int) ([]Doc, error) {
 // TestRunAgainstABrain checks the source-qualified compare end to end: the
 // same slug in another source is not the relevant page.
 func TestRunAgainstABrain(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	if err := b.AddSource(ctx, "team", "team"); err != nil {

@@ -64,6 +64,7 @@ func keys(t *testing.T, line []byte) []string {
 // encoding it again gives the line back byte for byte: a key or a value the
 // SQL writes and Row does not carry (or the reverse) fails here.
 func TestExportKeysAreRowFields(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	ctx := context.Background()
 	rec := capture.New(b.Pool, evalconfig.Settings{Capture: true, ScrubPII: false}, t.TempDir(), nil)

@@ -110,6 +110,7 @@ func slugsOf(r *search.Response) []string {
 }
 
 func TestExpandSearchCachesAndDegrades(t *testing.T) {
+	t.Parallel()
 	b := brainWith(t)
 	zero := 0.0
 	kw := search.Tuning{VectorWeight: &zero}
@@ -221,6 +222,7 @@ func TestExpandSearchCachesAndDegrades(t *testing.T) {
 // A huge query (an agent's 50,000 characters) costs the model no more
 // than MaxModelQuery bytes of prompt.
 func TestModelSeesABoundedQuery(t *testing.T) {
+	t.Parallel()
 	b := brainWith(t)
 	var seen atomic.Int64
 	srv := newScripted(t, 0, func(q string) string {
@@ -238,6 +240,7 @@ func TestModelSeesABoundedQuery(t *testing.T) {
 }
 
 func TestVariantsCount(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	s := newScripted(t, 0, func(string) string { return `["a one","b two","c three","d four","e five","f six"]` })
 	for _, tc := range []struct{ n, want int }{{0, DefaultVariants}, {1, 1}, {5, 5}, {9, AskVariants}} {

@@ -65,6 +65,7 @@ func asRole(t *testing.T, u, name, appName string) *pgx.Conn {
 // waits at most brain.eval_window_timeout and then fails naming the session,
 // and it returns as soon as that transaction ends within the limit.
 func TestWindowEndWaitIsBounded(t *testing.T) {
+	t.Parallel()
 	u := testdb.New(t)
 	ctx := context.Background()
 	suffix := make([]byte, 5)
@@ -157,6 +158,7 @@ func TestWindowEndWaitIsBounded(t *testing.T) {
 // A timeout that is no interval is an error naming the setting, even when
 // there is nothing to wait for.
 func TestWindowEndNamesABadTimeout(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, testdb.New(t))
 	if err != nil {

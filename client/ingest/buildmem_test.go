@@ -12,6 +12,7 @@ import (
 // graph needs, (dim*4 + 600) * 5/4 bytes a vector, when the server's
 // maintenance_work_mem is smaller, and keeps a larger setting as it is.
 func TestRaiseBuildMemory(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	b := testdb.Open(t, testdb.Options{Dim: 8})

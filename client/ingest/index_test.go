@@ -88,6 +88,7 @@ func vectorsOf(t *testing.T, b *brain.Brain, source string) (with, without int) 
 // scan of every vector), nothing else may rebuild the index, and at the end
 // the index is back and serves searches.
 func TestBulkImportKeepsSearchesInteractive(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b, dir := twoSources(t, 80, 400)
 	if s := searchNow(t, b); s.status != "ready" || !s.vectorEnabled || s.vectorRanked == 0 {
@@ -145,6 +146,7 @@ func TestBulkImportKeepsSearchesInteractive(t *testing.T) {
 // sessions: each time the base source keeps every vector, the index is back
 // and serves searches, and a second import completes the source.
 func TestInterruptedBulkImportLeavesASearchableBrain(t *testing.T) {
+	t.Parallel()
 	const base, bulk = 60, 300
 	tests := []struct {
 		name  string

@@ -50,6 +50,7 @@ func rowVersions(t *testing.T, b *brain.Brain) string {
 }
 
 func TestImportDirReportsBadFilesAndKeepsGoing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	dir := t.TempDir()
@@ -109,6 +110,7 @@ func TestImportDirReportsBadFilesAndKeepsGoing(t *testing.T) {
 }
 
 func TestReimportOfUnchangedFilesChangesNoRow(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	dir := t.TempDir()
@@ -153,6 +155,7 @@ func TestReimportOfUnchangedFilesChangesNoRow(t *testing.T) {
 }
 
 func TestPutValidatesAndRoundTrips(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	for _, tc := range []struct {
@@ -180,6 +183,7 @@ func TestPutValidatesAndRoundTrips(t *testing.T) {
 }
 
 func TestNoEmbedThenRefresh(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	dir := t.TempDir()
@@ -240,6 +244,7 @@ func fakeEmbeddings(t *testing.T, dim int) *httptest.Server {
 }
 
 func TestRemoteEmbedderVectorsAreStored(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t, testdb.Options{Dim: 4, Embedder: "openai"})
 	srv := fakeEmbeddings(t, 4)
@@ -274,6 +279,7 @@ func TestRemoteEmbedderVectorsAreStored(t *testing.T) {
 }
 
 func TestBulkLoadRebuildsTheVectorIndex(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	dir := t.TempDir()

@@ -54,6 +54,7 @@ func idsInOrder(t *testing.T, b *brain.Brain, query string) bool {
 }
 
 func TestPipelineKeepsFileOrderAndProgress(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ batch, writers int }{{1, 1}, {3, 2}, {2, 4}, {50, 3}} {
 		batch := tc.batch
 		t.Run(fmt.Sprintf("batch=%d,writers=%d", tc.batch, tc.writers), func(t *testing.T) {
@@ -93,6 +94,7 @@ func TestPipelineKeepsFileOrderAndProgress(t *testing.T) {
 // The import classifies pages in the client, before they reach the
 // database; the result must equal classifying the stored pages.
 func TestImportTagsEqualStoredPageClassification(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	dir := pipelineCorpus(t, 14)
@@ -134,6 +136,7 @@ func TestImportTagsEqualStoredPageClassification(t *testing.T) {
 
 // NoClassify imports the same pages without PII tags.
 func TestImportNoClassifyLeavesPagesUntagged(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	dir := pipelineCorpus(t, 14)
@@ -151,6 +154,7 @@ func TestImportNoClassifyLeavesPagesUntagged(t *testing.T) {
 }
 
 func TestImportStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	dir := pipelineCorpus(t, 40)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -176,6 +180,7 @@ func TestImportStopsWhenCancelled(t *testing.T) {
 // term statistics; whatever they interleave, the statistics must end equal
 // to a rebuild from the stored chunks.
 func TestConcurrentWritersKeepTermStatisticsExact(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	dir := pipelineCorpus(t, 60)
@@ -231,6 +236,7 @@ var importDocs = []struct {
 // several writers, ids in document order, bad documents named, unchanged
 // ones skipped.
 func TestImportDocsInParallel(t *testing.T) {
+	t.Parallel()
 	for _, imp := range importDocs {
 		t.Run(imp.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -271,6 +277,7 @@ func TestImportDocsInParallel(t *testing.T) {
 // Documents prepared first are stored exactly as ImportDocs stores them:
 // pages, chunks, tsvectors and local embeddings.
 func TestImportPreparedStoresWhatImportDocsStores(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	var docs []ingest.Doc
 	for i := 0; i < 9; i++ {

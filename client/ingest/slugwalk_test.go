@@ -39,6 +39,7 @@ func slugsOf(t *testing.T, b *brain.Brain) map[string]string {
 // order keeps the plain slug, the others get the documented suffix, every
 // one is named, and a re-import changes nothing.
 func TestImportDirResolvesSlugCollisions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	dir := t.TempDir()
@@ -140,6 +141,7 @@ func mustJSON(t *testing.T, v any) string {
 // rename that page, even when it sorts first; and a suffixed page keeps its
 // slug when the file that held the plain slug goes away.
 func TestImportDirCollisionAddedLaterKeepsExistingSlugs(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	dir := t.TempDir()
@@ -180,6 +182,7 @@ func TestImportDirCollisionAddedLaterKeepsExistingSlugs(t *testing.T) {
 // `pgbrain import LINK --prune` through a symlink to the folder imports the
 // same pages and deletes none.
 func TestImportThroughSymlinkedRootPrunesNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	dir := t.TempDir()
@@ -205,6 +208,7 @@ func TestImportThroughSymlinkedRootPrunesNothing(t *testing.T) {
 
 // --prune refuses to delete more than half of a source unless forced.
 func TestPruneRefusesToDeleteMostOfASource(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	dir := t.TempDir()
@@ -248,6 +252,7 @@ func TestPruneRefusesToDeleteMostOfASource(t *testing.T) {
 // Files over the body limit and titles over the title limit are named with
 // the field and the limit, not a raw CHECK message, and the rest imports.
 func TestImportDirNamesLimits(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	dir := t.TempDir()
@@ -289,6 +294,7 @@ func TestImportDirNamesLimits(t *testing.T) {
 // the shapes the CHECK exists to refuse are refused. The names come from
 // the manual pages installed here and from hostile names in every script.
 func TestSlugCheckAcceptsEveryDerivedSlug(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	names := []string{"C++", "gobjc++", "東京", "Café ünïcode", "Cafe\u0301", "Ελληνικά", "हिन्दी भाषा", "العربية", "ไทย", "한국어", "🎉 Party", "👨\u200d👩\u200d👧", "!!!", "İstanbul", "ǅ", "ℝ", "evil\u202egpj", strings.Repeat("東", 300), strings.Repeat("e\u0301", 400)}
@@ -328,6 +334,7 @@ func TestSlugCheckAcceptsEveryDerivedSlug(t *testing.T) {
 // names in many scripts, imports every file; a re-import changes nothing.
 // tools/aptfolder builds the full 20,000-file version (see docs).
 func TestImportDirDebianPackageFolder(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	recs, err := aptfolder.Load(ctx)
 	if err != nil {

@@ -263,6 +263,7 @@ func TestWalkDirNamesUnreadableDirectory(t *testing.T) {
 // An unreadable subfolder is named, everything else imports, and --prune
 // deletes nothing, not even the pages whose files sat in that folder.
 func TestImportDirWithUnreadableSubfolderDoesNotPrune(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	root := t.TempDir()

@@ -17,6 +17,7 @@ import (
 )
 
 func TestQueryToolExpands(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	seed(t, b)
 	if _, err := ingest.PutPage(context.Background(), b, "notes/gadgets", []byte("# Gadgets\n\nSprockets and gears for the gadget line.\n"), ingest.Options{}); err != nil {

@@ -56,6 +56,7 @@ func manLines(t *testing.T, n int) []string {
 // get exactly one error answer (or, for the rare line that is valid JSON
 // of the wrong shape, -32600), and the session still answers afterwards.
 func TestManPageLinesAsFrames(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	lines := manLines(t, 400)
 	w, answers, _ := stdioServer(t, b, &mcpserver.StdioTransport{}, context.Background())
@@ -102,6 +103,7 @@ func debianDescriptions(t *testing.T, n int) []string {
 // to the schema's limits, as list_pages types and as search queries: the
 // server accepts exactly what the advertised schema accepts.
 func TestDebianTextSchemaAgreement(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	seed(t, b)
 	h := start(t, b, nil)

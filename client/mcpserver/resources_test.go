@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,6 +38,7 @@ func allPages(t *testing.T, b *brain.Brain) []string {
 // brain (1,127 pages) through list_pages cursors and through resources/list
 // cursors, each exactly once, and can read any of them as a resource.
 func TestSampleBrainThroughCursors(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	if _, err := ingest.ImportDir(context.Background(), b, "../../sample/brain", ingest.Options{}); err != nil {
 		t.Fatal(err)
@@ -146,6 +147,7 @@ func (h *harness) callRaw(t *testing.T, name string, args any) json.RawMessage {
 }
 
 func TestResourceReadsFollowGetPageRules(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	seed(t, b)
 	h := start(t, b, nil)
@@ -197,6 +199,7 @@ func TestResourceReadsFollowGetPageRules(t *testing.T) {
 // without list-change notifications or subscriptions, and refuses what it
 // does not advertise.
 func TestCapabilitiesAsImplemented(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	h := start(t, b, nil)
 	caps, _ := json.Marshal(h.cs.InitializeResult().Capabilities)
@@ -221,39 +224,89 @@ func TestCapabilitiesAsImplemented(t *testing.T) {
 	}
 }
 
-// TestProgressForLongCalls: a call that runs past a second sends progress
-// notifications when the client gave a progress token; a quick one, or one
-// without a token, sends none.
+// TestProgressForLongCalls: a call that runs past ProgressEvery sends
+// progress notifications while it runs when the client gave a progress
+// token; a quick one, or one without a token, sends none.
 func TestProgressForLongCalls(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
-	srvCfg := func(c *mcpserver.Config) { c.Pages = slowPages{b, 2300 * time.Millisecond} }
-	var got atomic.Int64
+	pages := newSlowPages(b, 0) // list_sources runs until given a permit
+	srvCfg := func(c *mcpserver.Config) { c.Pages = pages; c.ProgressEvery = 400 * time.Millisecond }
+	var mu sync.Mutex
+	notes := map[any]int{}
+	noted := make(chan struct{}, 1)
 	h := startWith(t, b, srvCfg, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
-			if r.Params.ProgressToken == "tok-1" {
-				got.Add(1)
+			mu.Lock()
+			notes[r.Params.ProgressToken]++
+			mu.Unlock()
+			select {
+			case noted <- struct{}{}:
+			default:
 			}
 		},
 	})
-	call := func(name string, token any) {
+	count := func(token any) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return notes[token]
+	}
+	waitNotes := func(token any, n int) {
+		t.Helper()
+		timeout := time.After(30 * time.Second)
+		for count(token) < n {
+			select {
+			case <-noted:
+			case <-timeout:
+				t.Fatalf("%d progress notifications for %v while the call ran, want %d", count(token), token, n)
+			}
+		}
+	}
+	call := func(name string, token any) <-chan error {
 		p := &mcp.CallToolParams{Name: name}
 		if token != nil {
 			p.SetProgressToken(token)
 		}
-		if _, err := h.cs.CallTool(context.Background(), p); err != nil {
+		done := make(chan error, 1)
+		go func() {
+			_, err := h.cs.CallTool(context.Background(), p)
+			done <- err
+		}()
+		return done
+	}
+	// A long call with a token hears from the server while it runs.
+	long := call("list_sources", "tok-long")
+	pages.waitStarted(t)
+	waitNotes("tok-long", 2)
+	pages.permit <- struct{}{}
+	if err := <-long; err != nil {
+		t.Fatal(err)
+	}
+	// A long call without a token runs while a second long call (with a
+	// token) is told twice that it still runs; meanwhile a quick call with
+	// a token finishes. Notifications arrive in order, so once the second
+	// call's have arrived, any for the others would have too.
+	silent := call("list_sources", nil)
+	pages.waitStarted(t)
+	witness := call("list_sources", "tok-witness")
+	pages.waitStarted(t)
+	if err := <-call("list_pages", "tok-quick"); err != nil {
+		t.Fatal(err)
+	}
+	waitNotes("tok-witness", 2)
+	pages.permit <- struct{}{}
+	pages.permit <- struct{}{}
+	for _, done := range []<-chan error{silent, witness} {
+		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
 	}
-	call("list_sources", "tok-1")
-	if n := got.Load(); n < 2 {
-		t.Errorf("%d progress notifications for a 2.3s call, want 2", n)
-	}
-	got.Store(0)
-	call("list_sources", nil)
-	call("list_pages", "tok-1") // quick
-	time.Sleep(100 * time.Millisecond)
-	if n := got.Load(); n != 0 {
-		t.Errorf("%d progress notifications without a token or for a quick call", n)
+	mu.Lock()
+	defer mu.Unlock()
+	for token, n := range notes {
+		if token != "tok-long" && token != "tok-witness" {
+			t.Errorf("%d progress notifications for token %v (a quick call, or a call without a token)", n, token)
+		}
 	}
 }
 
@@ -262,6 +315,7 @@ func TestProgressForLongCalls(t *testing.T) {
 // characters, at and past each bound) and requires the server to accept
 // exactly what the schema accepts.
 func TestSchemasAndValidationAgree(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	seed(t, b)
 	h := start(t, b, nil)
@@ -390,6 +444,7 @@ func edgeValues(name string, prop *jsonschema.Schema) []any {
 // TestOutputSchemasUseSingleTypes: output schemas give one type per value,
 // except the scalars whose null carries meaning.
 func TestOutputSchemasUseSingleTypes(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	h := start(t, b, nil)
 	tools, err := h.cs.ListTools(context.Background(), nil)

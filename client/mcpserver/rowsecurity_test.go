@@ -28,6 +28,7 @@ import (
 // classified, refused for what it holds after; list_pages never shows its
 // slug or title.
 func TestAgentNeverSeesPsqlPagesWithSecrets(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	url := testdb.New(t)
 	owner, err := brain.Open(ctx, url)

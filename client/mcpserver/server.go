@@ -114,6 +114,10 @@ type Config struct {
 	// DrainTimeout bounds how long Run waits for calls still running when
 	// the connection ends; 0 means 5 seconds.
 	DrainTimeout time.Duration
+	// ProgressEvery is how often a call that runs long tells a client that
+	// asked for progress (by sending a progress token) that it still runs;
+	// 0 means every second.
+	ProgressEvery time.Duration
 }
 
 // Server is one MCP server session over one transport.
@@ -139,6 +143,9 @@ func New(cfg Config) (*Server, error) {
 	cfg.Errors = scrub.NewWriter(cfg.Errors)
 	if cfg.DrainTimeout <= 0 {
 		cfg.DrainTimeout = 5 * time.Second
+	}
+	if cfg.ProgressEvery <= 0 {
+		cfg.ProgressEvery = time.Second
 	}
 	version := cfg.Version
 	if version == "" {
@@ -293,11 +300,7 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest, tool, cos
 	return toResult(s.bookkeep(ctx, caller, raw, tool, costClass, run))
 }
 
-// progressEvery is how often a call that runs long tells a client that
-// asked for progress (by sending a progress token) that it still runs.
-const progressEvery = time.Second
-
-// reportProgress sends a progress notification every progressEvery until
+// reportProgress sends a progress notification every ProgressEvery until
 // the returned stop is called; calls that finish sooner send none. The
 // total is unknown, so progress counts the notifications.
 func (s *Server) reportProgress(ctx context.Context, ss *mcp.ServerSession, token any, tool string) (stop func()) {
@@ -305,7 +308,7 @@ func (s *Server) reportProgress(ctx context.Context, ss *mcp.ServerSession, toke
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		t := time.NewTicker(progressEvery)
+		t := time.NewTicker(s.cfg.ProgressEvery)
 		defer t.Stop()
 		for n := 1; ; n++ {
 			select {
@@ -317,7 +320,7 @@ func (s *Server) reportProgress(ctx context.Context, ss *mcp.ServerSession, toke
 				// A client that went away only costs a failed write.
 				_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
 					ProgressToken: token, Progress: float64(n),
-					Message: fmt.Sprintf("%s still running after %ds", tool, n),
+					Message: fmt.Sprintf("%s still running after %ds", tool, time.Duration(n)*s.cfg.ProgressEvery/time.Second),
 				})
 			}
 		}

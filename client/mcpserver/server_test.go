@@ -258,6 +258,7 @@ func slugs(a answer) []string {
 }
 
 func TestToolsListed(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	h := start(t, b, nil)
 	res, err := h.cs.ListTools(context.Background(), nil)
@@ -321,6 +322,7 @@ func TestToolsListed(t *testing.T) {
 }
 
 func TestToolCalls(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	seed(t, b)
 	h := start(t, b, nil)
@@ -411,6 +413,7 @@ func TestToolCalls(t *testing.T) {
 }
 
 func TestPolicyOffReturnsEverything(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	seed(t, b)
 	h := start(t, b, func(c *mcpserver.Config) { c.Policy = refusal.Policy{} })
@@ -475,6 +478,7 @@ func readEvents(t *testing.T, path string) []events.Event {
 }
 
 func TestAuditEventsAndSpans(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	seed(t, b)
 	h := start(t, b, nil)
@@ -554,6 +558,7 @@ func TestAuditEventsAndSpans(t *testing.T) {
 }
 
 func TestBrokenSinksNeverFailACall(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	seed(t, b)
 	// An audit writer on a closed pool fails every insert.
@@ -588,6 +593,7 @@ func TestBrokenSinksNeverFailACall(t *testing.T) {
 }
 
 func TestNoAuditStillIdentifiesCalls(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	h := start(t, b, func(c *mcpserver.Config) { c.Audit = nil })
 	h.callTool(t, "list_sources", nil)
@@ -602,6 +608,7 @@ func TestNoAuditStillIdentifiesCalls(t *testing.T) {
 }
 
 func TestCaptureIsRemote(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	seed(t, b)
 	var stderr bytes.Buffer
@@ -642,6 +649,7 @@ func TestCaptureIsRemote(t *testing.T) {
 }
 
 func TestCancelStopsServer(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	h := start(t, b, nil)
 	h.callTool(t, "list_sources", nil)
@@ -686,6 +694,7 @@ func (g *gate) Exec(ctx context.Context, sql string, args ...any) (pgconn.Comman
 // TestAnswerDoesNotWaitForAudit fails if handle waited for the audit
 // INSERT: the INSERT is held until every answer has arrived.
 func TestAnswerDoesNotWaitForAudit(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	seed(t, b)
 	g := &gate{db: b.Pool, entered: make(chan struct{}, 1), open: make(chan struct{})}
@@ -740,6 +749,7 @@ func TestAnswerDoesNotWaitForAudit(t *testing.T) {
 // TestMetaIsBrainSearchMeta: what the query and search tools report about
 // how a search ran is brain.search's meta for the same call in SQL.
 func TestMetaIsBrainSearchMeta(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	seed(t, b)
 	h := start(t, b, nil)

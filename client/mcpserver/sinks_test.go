@@ -20,6 +20,7 @@ import (
 // agent puts in a query, refused or answered, is scrubbed by the same
 // detector set everywhere it is written.
 func TestQuerySecretsReachNoSink(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	seed(t, b)
 	var capErr bytes.Buffer

@@ -96,6 +96,7 @@ func send(t *testing.T, w io.Writer, lines ...string) {
 // TestMalformedFramesAreAnswered: each bad frame gets the error the spec
 // prescribes with id null, and the next valid request is still answered.
 func TestMalformedFramesAreAnswered(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	const limit = 64 << 10
 	w, answers, _ := stdioServer(t, b, &mcpserver.StdioTransport{MaxFrameBytes: limit}, context.Background())
@@ -149,6 +150,7 @@ func TestMalformedFramesAreAnswered(t *testing.T) {
 // TestPipedRequestsAllAnsweredOnEOF: five requests written at once and
 // stdin closed get five answers before the server stops.
 func TestPipedRequestsAllAnsweredOnEOF(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	seed(t, b)
 	w, answers, done := stdioServer(t, b, &mcpserver.StdioTransport{}, context.Background())
@@ -191,26 +193,53 @@ func TestPipedRequestsAllAnsweredOnEOF(t *testing.T) {
 	}
 }
 
-// slowPages makes list_sources wait, so that a call is running when the
-// server is told to stop.
+// slowPages makes list_sources wait (for delay, or, with delay 0, for a
+// value on permit), so that a call is running when the test acts; started
+// says when a call has begun, so the test need not sleep and hope.
 type slowPages struct {
 	*brain.Brain
-	delay time.Duration
+	delay   time.Duration
+	permit  chan struct{}
+	started chan struct{}
 }
 
-func (s slowPages) Sources(ctx context.Context) ([]brain.Source, error) {
+func newSlowPages(b *brain.Brain, delay time.Duration) *slowPages {
+	return &slowPages{Brain: b, delay: delay, permit: make(chan struct{}), started: make(chan struct{}, 16)}
+}
+
+func (s *slowPages) Sources(ctx context.Context) ([]brain.Source, error) {
+	s.started <- struct{}{}
+	var permit <-chan struct{} = s.permit
+	var elapsed <-chan time.Time
+	if s.delay > 0 {
+		timer := time.NewTimer(s.delay)
+		defer timer.Stop()
+		permit, elapsed = nil, timer.C
+	}
 	select {
-	case <-time.After(s.delay):
+	case <-permit:
+	case <-elapsed:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 	return s.Brain.Sources(ctx)
 }
 
+// waitStarted waits until a list_sources call is running.
+func (s *slowPages) waitStarted(t *testing.T) {
+	t.Helper()
+	select {
+	case <-s.started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("list_sources was never called")
+	}
+}
+
 // TestStopAnswersCallsInFlight: a signal (Run's context cancelled) while a
 // call runs still delivers its answer; a call that outlives the grace
 // period gets an error answer instead of none.
 func TestStopAnswersCallsInFlight(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	for _, tc := range []struct {
 		name    string
@@ -226,7 +255,8 @@ func TestStopAnswersCallsInFlight(t *testing.T) {
 			defer cancel()
 			inR, inW := io.Pipe()
 			outR, outW := io.Pipe()
-			srv, err := mcpserver.New(mcpserver.Config{DB: b.Pool, Pages: slowPages{b, tc.delay}, SessionID: sessionID, DrainTimeout: tc.grace})
+			pages := newSlowPages(b, tc.delay)
+			srv, err := mcpserver.New(mcpserver.Config{DB: b.Pool, Pages: pages, SessionID: sessionID, DrainTimeout: tc.grace})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -243,7 +273,7 @@ func TestStopAnswersCallsInFlight(t *testing.T) {
 				t.Fatal("no initialize answer")
 			}
 			send(t, inW, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_sources"}}`)
-			time.Sleep(100 * time.Millisecond) // the call is running
+			pages.waitStarted(t)
 			cancel()
 			var lines []wireAnswer
 			for sc.Scan() {

@@ -64,6 +64,7 @@ func selfSigned(t *testing.T) (certPath, keyPath string, pool *x509.CertPool) {
 // TestHTTPWithTLS: --tls-cert/--tls-key serve HTTPS; plain HTTP to the same
 // port gets no MCP answer.
 func TestHTTPWithTLS(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	seed(t, b)
 	certPath, keyPath, pool := selfSigned(t)
@@ -88,6 +89,7 @@ func TestHTTPWithTLS(t *testing.T) {
 // TestHTTPBodyLimit: a request body over 4 MiB is refused with 413, like an
 // oversize stdio frame.
 func TestHTTPBodyLimit(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	h := startHTTP(t, b, mcpserver.HTTPOptions{Rate: -1}, nil)
 	body := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", mcpserver.DefaultMaxFrameBytes) + `"}}`

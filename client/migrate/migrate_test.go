@@ -39,6 +39,7 @@ func insertPage(t *testing.T, conn *pgx.Conn, slug, title string) int64 {
 }
 
 func TestMigrateIsIdempotentAndRecordsSettings(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t, testdb.Options{Dim: 64})
 	latest, err := migrate.Latest()
@@ -73,6 +74,7 @@ func TestMigrateIsIdempotentAndRecordsSettings(t *testing.T) {
 // keeps its values but is now kept by a trigger, and only a vector that the
 // embedder would now compute differently is rewritten.
 func TestUpgradeFromVersion5(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn := restoreReleased(t, 5)
 	pageID := insertPage(t, conn, "p", "Upgrade notes")
@@ -116,6 +118,7 @@ func TestUpgradeFromVersion5(t *testing.T) {
 }
 
 func TestMigrateRejectsBadOptions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
@@ -144,6 +147,7 @@ func TestMigrateRejectsBadOptions(t *testing.T) {
 }
 
 func TestEmbedLocal(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t)
 	var same, normalised bool
@@ -169,6 +173,7 @@ func TestEmbedLocal(t *testing.T) {
 }
 
 func TestEmbedLocalKeepsItsFeatures(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t)
 	// The version 5 definitions, in pg_temp: embed_v1 and tsv_length_v1.
@@ -204,6 +209,7 @@ func TestEmbedLocalKeepsItsFeatures(t *testing.T) {
 }
 
 func TestEmbedLocalRefreshRewritesOnlyStaleVectors(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t)
 	pageID := insertPage(t, conn, "p", "Page")
@@ -253,6 +259,7 @@ func TestEmbedLocalRefreshRewritesOnlyStaleVectors(t *testing.T) {
 }
 
 func TestChecksRejectBadRows(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t)
 	insertPage := `INSERT INTO brain.pages (slug, title, body, content_hash) VALUES ($1, $2, 'x', repeat('a', 64)) RETURNING id`
@@ -286,6 +293,7 @@ func TestChecksRejectBadRows(t *testing.T) {
 }
 
 func TestTsvAndEmbeddingMaintainedInSQL(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t)
 	pageID := insertPage(t, conn, "go/strings", "Package strings")

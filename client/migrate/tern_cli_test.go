@@ -33,6 +33,7 @@ SELECT string_agg(x, E'\n' ORDER BY x) FROM (
 // TestTernCLIInstallsTheSameSchema runs the stock tern CLI, as tern.conf
 // documents, on an empty database and compares the result with Migrate.
 func TestTernCLIInstallsTheSameSchema(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..")

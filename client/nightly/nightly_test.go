@@ -52,6 +52,7 @@ func verdicts(v1, v2 string) func(openaitest.Request) openaitest.Reply {
 }
 
 func TestEveryOutcomeIsRecordedAndMovesDoctor(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	dir := filepath.Join(t.TempDir(), "audit")

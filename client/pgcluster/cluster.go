@@ -287,7 +287,6 @@ func (c *Cluster) settings() string {
 		fmt.Sprintf("unix_socket_directories = '%s'", c.SocketDir()),
 		"unix_socket_permissions = 0700",
 		fmt.Sprintf("port = %d", port),
-		"max_connections = 50",
 		"shared_buffers = 128MB",
 		"work_mem = 16MB",
 		"maintenance_work_mem = 256MB",
@@ -298,9 +297,11 @@ func (c *Cluster) settings() string {
 	}
 	switch c.profile {
 	case Ephemeral:
-		common = append(common, "fsync = off", "full_page_writes = off", "synchronous_commit = off")
+		// Test binaries of several packages, each running tests in
+		// parallel with pools of their own, share one test cluster.
+		common = append(common, "max_connections = 200", "fsync = off", "full_page_writes = off", "synchronous_commit = off")
 	default:
-		common = append(common, "synchronous_commit = off")
+		common = append(common, "max_connections = 50", "synchronous_commit = off")
 	}
 	return "# Written by pgbrain at initdb time.\n" + strings.Join(common, "\n") + "\n"
 }

@@ -54,6 +54,7 @@ func query(t *testing.T, url string) int {
 }
 
 func TestLifecycle(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c := newCluster(t)
 	if st := c.Status(ctx); st.Initialized || st.Running {
@@ -99,6 +100,7 @@ func TestLifecycle(t *testing.T) {
 }
 
 func TestStalePidAfterCrashIsRecovered(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c := newCluster(t)
 	if _, err := c.Ensure(ctx); err != nil {
@@ -134,6 +136,7 @@ func TestStalePidAfterCrashIsRecovered(t *testing.T) {
 }
 
 func TestConcurrentFirstUseInitialisesOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c, home := newClusterAt(t)
 	var wg sync.WaitGroup
@@ -171,12 +174,16 @@ func TestConcurrentFirstUseInitialisesOnce(t *testing.T) {
 }
 
 func TestMissingBinariesSayWhatToDo(t *testing.T) {
+	t.Parallel()
 	_, err := pgcluster.New(pgcluster.Options{Home: t.TempDir(), BinDir: "/nonexistent/bin"})
 	if !errors.Is(err, pgcluster.ErrNoBinaries) || !strings.Contains(err.Error(), "make setup") {
 		t.Fatalf("err = %v, want ErrNoBinaries mentioning 'make setup'", err)
 	}
 }
 
+// Not parallel: the descriptor it leaves open on purpose would reach the
+// initdb and pg_ctl that parallel tests start meanwhile.
+//
 // A descriptor the caller inherited without close-on-exec (a shell's
 // `exec 9>file`, the write end of a pipe feeding `pgbrain serve`) must not
 // be held by the server the cluster starts, or the pipe never reaches end

@@ -78,6 +78,7 @@ func TestBlocks(t *testing.T) {
 }
 
 func TestPageCategories(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	put := func(slug, body string) int64 {

@@ -25,6 +25,7 @@ func row(t *testing.T, line string) baseline.Row {
 }
 
 func TestReplayAgainstABrain(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t)
 	for slug, body := range map[string]string{
@@ -101,6 +102,7 @@ func TestReplayAgainstABrain(t *testing.T) {
 }
 
 func TestReplayEmptySetsAgree(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	rows := []baseline.Row{row(t, `{"schema_version":1,"id":1,"tool_name":"query","query":"nothing matches zzqx","retrieved_slugs":[]}`)}
 	rep, err := Run(context.Background(), DB{Q: b.Pool}, rows, Options{})

@@ -21,6 +21,7 @@ import (
 // brain.query_bound keeps the text before the 33rd distinct word or the
 // 129th word, at most 4,096 characters, whatever the script.
 func TestQueryBound(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t, testdb.Options{Dim: 8})
 	words := func(n int) string {
 		w := make([]string, n)
@@ -121,6 +122,7 @@ func commonQuery(common []string, n int) string {
 // a ratio to a short query). Before the cut such a query kept a backend
 // busy for tens of seconds.
 func TestHugeQueryIsBounded(t *testing.T) {
+	t.Parallel()
 	b, url, common := debianBrain(t, 3000)
 	huge := commonQuery(common, 50000)
 	agent, err := brain.OpenAs(ctx(t), url, brain.Access{Role: brain.RoleAgent, StatementTimeout: "10s"})

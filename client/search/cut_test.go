@@ -14,6 +14,7 @@ import (
 // ones. The keyword arm's bounded cut must return exactly the top 10 of
 // BM25 over every chunk holding any query term.
 func TestCandidateCutMatchesExhaustiveBM25(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t, testdb.Options{Dim: 8})
 	c := ctx(t)
 	if _, err := b.Pool.Exec(c, `
@@ -118,6 +119,7 @@ func chunkIDs(t *testing.T, db Querier, sql, q string) []int64 {
 // word's postings, a query of common words only must still put a chunk
 // holding all of them several times first, and a single common word must still answer.
 func TestCandidateScanStaysNarrowOnCommonWords(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t, testdb.Options{Dim: 8})
 	c := ctx(t)
 	if _, err := b.Pool.Exec(c, `

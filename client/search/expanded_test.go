@@ -56,6 +56,7 @@ func fuse(lists []*Response, w, k float64, lim int) (slugs []string, scores []fl
 }
 
 func TestExpandedFusesVariantsWithTheQueryFirst(t *testing.T) {
+	t.Parallel()
 	db := fixtureBrain(t)
 	var k float64
 	if err := db.QueryRow(ctx(t), `SELECT brain.search_setting('rrf_k')`).Scan(&k); err != nil {
@@ -120,6 +121,7 @@ func TestExpandedFusesVariantsWithTheQueryFirst(t *testing.T) {
 }
 
 func TestExpandedWithoutUsableVariantsIsPlainSearch(t *testing.T) {
+	t.Parallel()
 	db := fixtureBrain(t)
 	plain, err := Hybrid(ctx(t), db, "zebra lantern", nil, Options{}, Tuning{})
 	if err != nil {
@@ -145,6 +147,7 @@ func TestExpandedWithoutUsableVariantsIsPlainSearch(t *testing.T) {
 }
 
 func TestExpandedEdges(t *testing.T) {
+	t.Parallel()
 	db := fixtureBrain(t)
 	// Nothing matches anywhere: no rows, meta still says what ran.
 	zero := 0.0

@@ -52,6 +52,7 @@ func strictMatches(t *testing.T, db *pgxpool.Pool, q, text string) bool {
 // TestQueryGrammar is the grammar of docs/retrieval.md, against the
 // punctuation real queries carry.
 func TestQueryGrammar(t *testing.T) {
+	t.Parallel()
 	db := testdb.Open(t).Pool
 	tests := []struct {
 		name, q   string
@@ -137,6 +138,7 @@ func TestQueryGrammar(t *testing.T) {
 // TestEveryScriptIsFound: CJK words inside an unspaced sentence, and
 // accented words from unaccented queries, through both front-end calls.
 func TestEveryScriptIsFound(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t, testdb.Options{Dim: 8})
 	seed(t, b.Pool, []page{
 		{slug: "ja/meeting", title: "予定", chunks: []chunk{{ct, "来週は東京で新しいプロジェクトの打ち合わせがあります", "[1,0,0,0,0,0,0,0]"}}},

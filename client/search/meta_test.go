@@ -69,6 +69,7 @@ func pick(m map[string]any) map[string]any {
 // MCP print) reports exactly brain.search's meta, including a DBA's
 // search.vector_weight = 0 and an empty result.
 func TestMetaFromSQLIsWhatTheClientReports(t *testing.T) {
+	t.Parallel()
 	db := fixtureBrain(t)
 	tests := []struct {
 		name, q, detail string

@@ -101,6 +101,7 @@ type qrelsFile struct {
 // floors sit a little under the measured values in docs/retrieval.md, so a
 // ranking regression fails here.
 func TestSampleQrelsFloor(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t)
 	c := ctx(t)
 	if _, err := ingest.ImportDir(c, b, "../../sample/brain", ingest.Options{}); err != nil {

@@ -15,6 +15,7 @@ import (
 // share of the title's words the query explains. Title words come from the
 // chunk's title lexemes, so they are stemmed like the query's.
 func TestTitleScores(t *testing.T) {
+	t.Parallel()
 	db := testdb.Open(t, testdb.Options{Dim: 8}).Pool
 	tests := []struct {
 		title     string
@@ -77,6 +78,7 @@ func setSetting(t *testing.T, db *pgxpool.Pool, name, value string) {
 // holds)², and the title terms (affinity and coverage), which rank the page
 // named for the query first among pages whose text scores the same.
 func TestRankingSignals(t *testing.T) {
+	t.Parallel()
 	db := testdb.Open(t, testdb.Options{Dim: 8}).Pool
 	v := "[1,0,0,0,0,0,0,0]"
 	seed(t, db, []page{

@@ -16,6 +16,7 @@ import (
 // pgbrain_agent (auto_explain, logged to the client) and requires the GIN
 // and HNSW indexes in them, and the policy applied where text is read.
 func TestAgentSearchPlansUseTheIndexes(t *testing.T) {
+	t.Parallel()
 	_, url, common := debianBrain(t, 3000)
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {

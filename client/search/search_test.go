@@ -35,6 +35,7 @@ func TestCheckQuery(t *testing.T) {
 }
 
 func TestHybridClient(t *testing.T) {
+	t.Parallel()
 	db := fixtureBrain(t)
 	vec := []float32{1, 0, 0, 0, 0, 0, 0, 0}
 	tests := []struct {
@@ -86,6 +87,7 @@ func TestHybridClient(t *testing.T) {
 }
 
 func TestRemoteEmbedderFallsBackToKeyword(t *testing.T) {
+	t.Parallel()
 	b := testdb.Open(t, testdb.Options{Dim: 8, Embedder: "openai"})
 	seed(t, b.Pool, fixture)
 	// No vector from the client (its embedder failed): keyword-only.
@@ -120,6 +122,7 @@ func TestRemoteEmbedderFallsBackToKeyword(t *testing.T) {
 // NoSnippets ranks exactly as a normal search and only leaves the snippets
 // out, in both the hybrid and the keyword path.
 func TestNoSnippets(t *testing.T) {
+	t.Parallel()
 	db := fixtureBrain(t)
 	for _, tc := range []struct {
 		name string

@@ -13,6 +13,7 @@ import (
 const cols = `slug, chunk_index, chunk_source, score, keyword_rank, vector_rank`
 
 func TestFusionScoresFollowTheFormula(t *testing.T) {
+	t.Parallel()
 	db := fixtureBrain(t)
 	const wk, wv, k = 1.0, 0.5, 60.0
 	rs := hybridRows(t, db, `SELECT `+cols+` FROM brain.hybrid_search('zebra', '[1,0,0,0,0,0,0,0]', 10, 'high', NULL, 1, $1, $2, $3)`, wk, wv, k)
@@ -41,6 +42,7 @@ func TestFusionScoresFollowTheFormula(t *testing.T) {
 }
 
 func TestTiesAreStable(t *testing.T) {
+	t.Parallel()
 	db := fixtureBrain(t)
 	// echo and foxtrot are identical in text: a perfect BM25 tie, broken by
 	// chunk id (echo was written first). Rank fusion cannot tie two chunks
@@ -64,6 +66,7 @@ func TestTiesAreStable(t *testing.T) {
 }
 
 func TestDedup(t *testing.T) {
+	t.Parallel()
 	db := fixtureBrain(t)
 	tests := []struct {
 		name    string
@@ -91,6 +94,7 @@ func TestDedup(t *testing.T) {
 }
 
 func TestDetailLevels(t *testing.T) {
+	t.Parallel()
 	db := fixtureBrain(t)
 	for _, tc := range []struct {
 		detail       string
@@ -111,6 +115,7 @@ func TestDetailLevels(t *testing.T) {
 }
 
 func TestSourceBoostsLongestPrefix(t *testing.T) {
+	t.Parallel()
 	db := fixtureBrain(t)
 	tests := []struct {
 		name   string
@@ -163,6 +168,7 @@ func keywordSlugs(t *testing.T, db *pgxpool.Pool, q string, lim int) []string {
 }
 
 func TestKeywordANDThenORFallback(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		q        string
@@ -211,6 +217,7 @@ func sameRanking(got, want []string, pinFirst bool) bool {
 }
 
 func TestRawInputNeverErrors(t *testing.T) {
+	t.Parallel()
 	db := fixtureBrain(t)
 	junk := []string{
 		`"unterminated`, `zebra or`, `or or or`, `-`, `--zebra`, `a & b | !c`, `(((`, `'`, `\`,
@@ -231,6 +238,7 @@ func TestRawInputNeverErrors(t *testing.T) {
 }
 
 func TestLimitIsClamped(t *testing.T) {
+	t.Parallel()
 	b := fixtureBrain(t)
 	if _, err := b.Exec(ctx(t), `
 		WITH p AS (
@@ -253,6 +261,7 @@ func TestLimitIsClamped(t *testing.T) {
 }
 
 func TestTermStatsFollowWrites(t *testing.T) {
+	t.Parallel()
 	db := fixtureBrain(t)
 	steps := []struct{ name, sql string }{
 		{"insert", ``},
@@ -287,6 +296,7 @@ func TestTermStatsFollowWrites(t *testing.T) {
 }
 
 func TestDetectDetail(t *testing.T) {
+	t.Parallel()
 	db := fixtureBrain(t)
 	tests := []struct {
 		q    string

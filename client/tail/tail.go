@@ -48,6 +48,9 @@ func Tail(ctx context.Context, opts Options, fn LineFunc) error {
 type Tailer struct {
 	opts      Options
 	malformed atomic.Int64
+	// polled, when set, is called after each poll of a following Run, so
+	// a test can wait for polls to happen rather than sleep and hope.
+	polled func()
 }
 
 // New returns a Tailer for opts.
@@ -87,6 +90,9 @@ func (t *Tailer) Run(ctx context.Context, fn LineFunc) error {
 		}
 		if err != nil {
 			return err
+		}
+		if t.polled != nil {
+			t.polled()
 		}
 		if !t.opts.Follow {
 			if !f.found {

@@ -109,9 +109,60 @@ func (c *collector) waitFor(t *testing.T, n int) {
 // follow runs a following Tailer in the background; stop cancels it and
 // returns Run's result.
 func follow(t *testing.T, path string) (*collector, *Tailer, func() error) {
+	c, tl, _, stop := followPolls(t, path)
+	return c, tl, stop
+}
+
+// polls counts the polls of a following Run, so a test that must show
+// something did NOT happen can wait for polls to have run instead of
+// sleeping.
+type polls struct {
+	mu   sync.Mutex
+	n    int
+	tick chan struct{} // closed and replaced at each poll
+}
+
+func newPolls() *polls { return &polls{tick: make(chan struct{})} }
+
+func (p *polls) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
+	close(p.tick)
+	p.tick = make(chan struct{})
+}
+
+// waitMore waits until k polls have started after the call and finished.
+func (p *polls) waitMore(t *testing.T, k int) {
+	t.Helper()
+	// The poll running at the call may have read the file before the
+	// caller's change: it does not count.
+	p.mu.Lock()
+	want := p.n + k + 1
+	p.mu.Unlock()
+	timeout := time.After(10 * time.Second)
+	for {
+		p.mu.Lock()
+		n, tick := p.n, p.tick
+		p.mu.Unlock()
+		if n >= want {
+			return
+		}
+		select {
+		case <-tick:
+		case <-timeout:
+			t.Fatalf("timed out waiting for %d polls; %d happened", want, n)
+		}
+	}
+}
+
+// followPolls is follow that also counts the Tailer's polls.
+func followPolls(t *testing.T, path string) (*collector, *Tailer, *polls, func() error) {
 	t.Helper()
 	c := &collector{}
+	p := newPolls()
 	tl := New(Options{Path: path, Follow: true, Poll: 2 * time.Millisecond})
+	tl.polled = p.done
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- tl.Run(ctx, c.fn) }()
@@ -129,7 +180,7 @@ func follow(t *testing.T, path string) (*collector, *Tailer, func() error) {
 		return result
 	}
 	t.Cleanup(func() { stop() })
-	return c, tl, stop
+	return c, tl, p, stop
 }
 
 func TestBacklog(t *testing.T) {
@@ -237,14 +288,14 @@ func TestFollowHoldsPartialLine(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "events.jsonl")
 	second := line(1)
 	writeFile(t, path, line(0)+second[:25])
-	c, tl, stop := follow(t, path)
+	c, tl, p, stop := followPolls(t, path)
 	c.waitFor(t, 1)
-	time.Sleep(30 * time.Millisecond) // many polls with the partial line pending
+	p.waitMore(t, 5) // polls with the partial line pending
 	if got := c.got(); !slices.Equal(got, seqs(0, 1)) {
 		t.Fatalf("partial line delivered early: %v", got)
 	}
 	appendFile(t, path, second[25:len(second)-1])
-	time.Sleep(30 * time.Millisecond)
+	p.waitMore(t, 2) // polls that saw the whole line but no newline
 	if got := c.got(); len(got) != 1 {
 		t.Fatalf("line without newline delivered: %v", got)
 	}
@@ -264,8 +315,8 @@ func TestFollowHoldsPartialLine(t *testing.T) {
 func TestFollowWaitsForMissingFile(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "not-yet")
 	path := filepath.Join(dir, "events.jsonl")
-	c, _, stop := follow(t, path)
-	time.Sleep(30 * time.Millisecond)
+	c, _, p, stop := followPolls(t, path)
+	p.waitMore(t, 2) // polls found no file and Run kept going
 	w, err := events.Open(path, events.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -26,6 +26,8 @@ type receiver struct {
 	spans  []*tracepb.Span
 	paths  []string
 	status int
+	// arrived, when set, gets a value for every export received.
+	arrived chan struct{}
 }
 
 func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
@@ -42,6 +44,9 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.paths = append(r.paths, req.URL.Path)
+	if r.arrived != nil {
+		r.arrived <- struct{}{}
+	}
 	if r.status != 0 {
 		http.Error(w, "refused by test", r.status)
 		return
@@ -182,7 +187,7 @@ func TestSpansExported(t *testing.T) {
 }
 
 func TestExportFailureReportedOnce(t *testing.T) {
-	rec := &receiver{status: http.StatusBadRequest}
+	rec := &receiver{status: http.StatusBadRequest, arrived: make(chan struct{}, 16)}
 	srv := httptest.NewServer(rec)
 	defer srv.Close()
 	t.Setenv(telemetry.EnvEndpoint, "")
@@ -196,7 +201,12 @@ func TestExportFailureReportedOnce(t *testing.T) {
 	}
 	for i := 0; i < 3; i++ {
 		tr.ToolCall(ctx, telemetry.Call{Tool: "search", Status: "success", Start: time.Now()})
-		time.Sleep(50 * time.Millisecond) // let each span go out in its own batch
+		// Each span goes out, and fails, in its own batch.
+		select {
+		case <-rec.arrived:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("span %d was never exported", i)
+		}
 	}
 	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -210,8 +220,8 @@ func TestExportFailureReportedOnce(t *testing.T) {
 		path = rec.paths[0]
 	}
 	rec.mu.Unlock()
-	if n < 2 || path != "/custom/traces" {
-		t.Fatalf("receiver saw %d exports (first at %q), want >= 2 at /custom/traces", n, path)
+	if n != 3 || path != "/custom/traces" {
+		t.Fatalf("receiver saw %d exports (first at %q), want 3 at /custom/traces", n, path)
 	}
 	if got := strings.Count(errs.String(), "\n"); got != 1 || !strings.Contains(errs.String(), "exporting spans failed") {
 		t.Errorf("stderr = %q, want exactly one report", errs.String())

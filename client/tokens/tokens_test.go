@@ -13,6 +13,7 @@ import (
 func TestMain(m *testing.M) { testdb.Main(m) }
 
 func TestTokenLifecycle(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := testdb.Open(t).Pool
 	secret, err := tokens.Create(ctx, db, "ci-agent", "pgbrain_reader")
@@ -60,6 +61,7 @@ func TestTokenLifecycle(t *testing.T) {
 }
 
 func TestTokenNamesAndRolesAreChecked(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := testdb.Open(t).Pool
 	for _, tc := range []struct{ name, role string }{

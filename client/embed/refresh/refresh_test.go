@@ -60,6 +60,7 @@ func outdate(t *testing.T, b *brain.Brain) {
 // is ever without a vector, pages not reached keep their old ones, the run
 // is reported as interrupted, and Resume finishes it.
 func TestEmbedAllInterruptedKeepsOldVectorsAndResumes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		batches int // batches done before the interruption
@@ -71,6 +72,7 @@ func TestEmbedAllInterruptedKeepsOldVectorsAndResumes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			b := testdb.Open(t)
 			load(t, b, 300, ingest.Options{})
@@ -167,6 +169,7 @@ func (f *flaky) Embed(_ context.Context, texts []string) ([][]float32, error) {
 // through `embed --all` leaves every chunk a vector (new ones where the run
 // got to, old ones after), and a second run resumes and finishes.
 func TestEmbedAllRemoteFailureKeepsOldVectors(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.Open(t, testdb.Options{Dim: 4, Embedder: "openai"})
 	load(t, b, 120, ingest.Options{Embedder: &flaky{ok: 1 << 30}})
