@@ -10,9 +10,10 @@
 --   (tf'(t) + k1(1 − b + b·doc_len/avgdl)) over all of the query's terms
 --   (k1, b, field weights from brain.search_setting); score =
 --   (BM25 · (1 + coverage_weight · coverage²) + title_affinity · affinity)
---   · (1 + title_coverage · explained) (brain.bm25_scores: coverage is the
---   share of the query's idf the chunk holds, affinity and explained are
---   brain.title_match of the page title), times (1 + strict_bonus) when
+--   · (1 + title_coverage · explained) · (1 − title_unexplained)^unexplained
+--   (brain.bm25_scores: coverage is the share of the query's idf the chunk
+--   holds; affinity, explained and unexplained are brain.title_scores of
+--   the page title, for the best title_depth chunks), times (1 + strict_bonus) when
 --   the chunk matches the whole strict query (all word groups). The bonus
 --   is small, so a chunk matching nearly all terms is never buried under
 --   weaker chunks matching all of them.
@@ -288,9 +289,11 @@ BEGIN
 		END LOOP;
 	END LOOP;
 
-	-- Title terms for the best title_depth (at least lim) chunks: scores
-	-- only grow, so those stay above the rest and the top lim come from
-	-- them. (Computing them for every candidate doubled the arm's time.)
+	-- Title terms for the best title_depth (at least lim) chunks, which
+	-- they reorder; the top lim come from them (the unexplained-word
+	-- factor may lower one of them below a chunk further down, which keeps
+	-- its BM25 score). Computing them for every candidate doubled the
+	-- arm's time.
 	title_on := (title_w > 0 OR title_cov > 0 OR title_unx > 0) AND cardinality(ids) > 0;
 	IF title_on THEN
 		title_n := least(cardinality(ids), greatest(depth, lim));
