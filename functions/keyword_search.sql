@@ -10,9 +10,10 @@
 --   (tf'(t) + k1(1 − b + b·doc_len/avgdl)) over all of the query's terms
 --   (k1, b, field weights from brain.search_setting); score =
 --   (BM25 · (1 + coverage_weight · coverage²) + title_affinity · affinity)
---   · (1 + title_coverage · explained) (brain.bm25_scores: coverage is the
---   share of the query's idf the chunk holds, affinity and explained are
---   brain.title_match of the page title), times (1 + strict_bonus) when
+--   · (1 + title_coverage · explained) · (1 − title_unexplained)^unexplained
+--   (brain.bm25_scores: coverage is the share of the query's idf the chunk
+--   holds; affinity, explained and unexplained are brain.title_scores of
+--   the page title, for the best title_depth chunks), times (1 + strict_bonus) when
 --   the chunk matches the whole strict query (all word groups). The bonus
 --   is small, so a chunk matching nearly all terms is never buried under
 --   weaker chunks matching all of them.
@@ -86,6 +87,7 @@ DECLARE
 	cover float8 := greatest(brain.search_setting('coverage_weight'), 0);
 	title_w float8 := greatest(brain.search_setting('title_affinity'), 0);
 	title_cov float8 := greatest(brain.search_setting('title_coverage'), 0);
+	title_unx float8 := least(greatest(brain.search_setting('title_unexplained'), 0), 0.9);
 	depth int := greatest(brain.search_setting('title_depth')::int, 0);
 	stricts float8[] := '{}';
 	title_n int := 0;
@@ -287,10 +289,12 @@ BEGIN
 		END LOOP;
 	END LOOP;
 
-	-- Title terms for the best title_depth (at least lim) chunks: scores
-	-- only grow, so those stay above the rest and the top lim come from
-	-- them. (Computing them for every candidate doubled the arm's time.)
-	title_on := (title_w > 0 OR title_cov > 0) AND cardinality(ids) > 0;
+	-- Title terms for the best title_depth (at least lim) chunks, which
+	-- they reorder; the top lim come from them (the unexplained-word
+	-- factor may lower one of them below a chunk further down, which keeps
+	-- its BM25 score). Computing them for every candidate doubled the
+	-- arm's time.
+	title_on := (title_w > 0 OR title_cov > 0 OR title_unx > 0) AND cardinality(ids) > 0;
 	IF title_on THEN
 		title_n := least(cardinality(ids), greatest(depth, lim));
 	END IF;
@@ -299,12 +303,13 @@ BEGIN
 		ORDER BY s.sc DESC, s.id
 		LIMIT CASE WHEN title_on THEN greatest(depth, lim) ELSE lim END),
 	t AS (
-		SELECT ts.id, ts.affinity, ts.explained
+		SELECT ts.id, ts.affinity, ts.explained, ts.unexplained
 		FROM brain.title_scores(ARRAY(SELECT top.id FROM top), lex, idfs) ts
 		WHERE title_on),
 	f AS (
 		SELECT top.id, CASE WHEN t.id IS NULL THEN top.sc
-			ELSE (top.sc + title_w * t.affinity * top.st) * (1 + title_cov * t.explained) END AS sc
+			ELSE (top.sc + title_w * t.affinity * top.st) * (1 + title_cov * t.explained)
+			     * power(1 - title_unx, t.unexplained) END AS sc
 		FROM top LEFT JOIN t ON t.id = top.id
 		ORDER BY 2 DESC, 1
 		LIMIT lim)
@@ -425,12 +430,13 @@ END;
 -- written joined, abbreviated and affixed in ways stemming does not undo.
 -- affinity = Σ idf of the lexemes matching some title word; explained =
 -- share of the distinct title words some lexeme matches (0 without title
--- words). Set-based (one call for all chunks; per-chunk calls or
+-- words); unexplained = how many distinct title words no lexeme matches. Set-based (one call for all chunks; per-chunk calls or
 -- subqueries cost more than BM25 itself) and plpgsql, whose plan is kept
 -- for the session (an SQL function is planned again on every call, which
 -- cost more than running it).
+DROP FUNCTION IF EXISTS brain.title_scores(bigint[], text[], float8[]);
 CREATE OR REPLACE FUNCTION brain.title_scores(ids bigint[], lexemes text[], idfs float8[])
-RETURNS TABLE (id bigint, affinity float8, explained float8)
+RETURNS TABLE (id bigint, affinity float8, explained float8, unexplained int)
 LANGUAGE plpgsql STABLE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 BEGIN
 	RETURN QUERY
@@ -447,7 +453,8 @@ BEGIN
 			OR (length(i.lexeme) >= 3 AND starts_with(w.w, i.lexeme))
 			OR (length(w.w) >= 3 AND starts_with(i.lexeme, w.w))
 			OR (length(i.lexeme) >= 4 AND strpos(w.w, i.lexeme) > 0)))
-	SELECT x.id, coalesce(a.affinity, 0)::float8, coalesce(k.n::float8 / nullif(nw.n, 0), 0)::float8
+	SELECT x.id, coalesce(a.affinity, 0)::float8, coalesce(k.n::float8 / nullif(nw.n, 0), 0)::float8,
+	       greatest(coalesce(nw.n, 0) - coalesce(k.n, 0), 0)::int
 	FROM (SELECT DISTINCT u.id FROM unnest(ids) AS u (id)) x
 	LEFT JOIN (
 		SELECT d.id, sum(d.idf) AS affinity

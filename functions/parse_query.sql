@@ -49,7 +49,8 @@ END;
 -- Everything else is words: punctuation (a spaced dash, commas, brackets,
 -- question marks, emoji) separates words and never becomes an operator. A
 -- hyphenated word matches its hyphenated form, its joined form ("e-mail" ->
--- email) and its parts ("e" and "mail"). Text goes through
+-- email) and its parts ("e" and "mail"); a slashed word its own form or all
+-- its parts ("PGP/MIME" -> pgp/mime, or pgp and mime). Text goes through
 -- brain.cjk_bigrams and the brain.english_unaccent configuration, like
 -- pages (brain.text_tsvector).
 -- Only brain.query_bound(q) is read: at most 32 distinct words, 128 words
@@ -85,6 +86,7 @@ DECLARE
 	comp_lex text;
 	comp_tok text;
 	parts tsquery;
+	slashed tsquery;
 	joined text[];
 	first_group boolean;
 	b record;
@@ -159,6 +161,15 @@ BEGIN
 				comp_tok := NULL;
 			END IF;
 			g := brain.words_tsquery(r.token);
+			-- A slashed word (the parser's file token: "PGP/MIME",
+			-- "Java/J2EE", "/g722") is one group: itself, or all its parts,
+			-- as a hyphenated word is.
+			IF r.tokid = 19 THEN
+				slashed := brain.words_tsquery(translate(r.token, '/', ' '));
+				IF slashed IS NOT NULL AND slashed IS DISTINCT FROM g THEN
+					g := CASE WHEN g IS NULL THEN slashed ELSE g || slashed END;
+				END IF;
+			END IF;
 			IF g IS NOT NULL THEN
 				tok_groups := tok_groups || g;
 			END IF;

@@ -26,9 +26,10 @@ BEGIN
 		WHEN 'keyword_candidates_max' THEN 0
 		WHEN 'strict_bonus' THEN 0.1
 		WHEN 'coverage_weight' THEN 0.5
-		WHEN 'title_affinity' THEN 0.25
+		WHEN 'title_affinity' THEN 0.5
 		WHEN 'title_coverage' THEN 0.3
-		WHEN 'title_depth' THEN 20
+		WHEN 'title_unexplained' THEN 0.06
+		WHEN 'title_depth' THEN 50
 		WHEN 'vector_fill_only' THEN CASE WHEN brain.embedder() = 'local' THEN 1 ELSE 0 END
 		WHEN 'type_share' THEN 1.0
 	END;

@@ -38,6 +38,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/pgbrain/pgbrain/client/markdown"
 )
 
 type doc struct {
@@ -331,7 +333,14 @@ func write(docs []doc, pages, nq int, seed uint64, out, qrelsPath string) error 
 	var b bytes.Buffer
 	b.WriteString(`{"schema_version":1,"queries":[` + "\n")
 	for i, d := range docs[:nq] {
-		line, err := json.Marshal(qrel{fmt.Sprintf("k%d", i+1), d.query, "known-item", []string{d.slug}, d.slug})
+		// The slug the page gets on import (runs of '-' collapse: "g++"
+		// is written g-plus--plus- but stored as g-plus-plus), not the
+		// file name, or the right page could never be found.
+		slug, err := markdown.SlugFromPath(d.slug + ".md")
+		if err != nil {
+			return fmt.Errorf("deriving the slug of %s: %w", d.slug, err)
+		}
+		line, err := json.Marshal(qrel{fmt.Sprintf("k%d", i+1), d.query, "known-item", []string{slug}, slug})
 		if err != nil {
 			return err
 		}
