@@ -46,6 +46,10 @@ type Options struct {
 	NoClassify bool
 	// BatchPages is how many changed pages go into one transaction.
 	BatchPages int
+	// FixedBatches makes every batch BatchPages pages from the start,
+	// without the smaller batches at the start and end of a large import
+	// (batchPages); the bench sets it to show the difference.
+	FixedBatches bool
 	// Writers is how many connections apply batches at once; default
 	// DefaultWriters.
 	Writers int
@@ -191,8 +195,8 @@ func runPipeline(ctx context.Context, b *brain.Brain, n int, parse func(i int) f
 	groups := make(chan []fileResult, 1)
 	go func() {
 		defer close(groups)
-		for lo, hi := 0, 0; lo < n && ctx.Err() == nil; lo = hi {
-			hi = batchEnd(lo, n, opts.BatchPages, size)
+		for k, lo, hi := 0, 0, 0; lo < n && ctx.Err() == nil; k, lo = k+1, hi {
+			hi = batchEnd(lo, n, batchPages(k, lo, n, opts.BatchPages, opts.Writers, opts.FixedBatches), size)
 			select {
 			case groups <- parseGroup(lo, hi, parse):
 			case <-ctx.Done():
@@ -309,8 +313,31 @@ func reserveIDs(ctx context.Context, b *brain.Brain, batch []parsed) error {
 	return nil
 }
 
-// parseGroup runs parse on items lo..hi-1 on every core. Unchanged items
-// are only hashed: they cost no chunking and no classification.
+// rampPages is the first batch of a large import, and the smallest batch
+// at its end (batchPages).
+const rampPages = 250
+
+// batchPages is how many items the k-th batch, starting at item lo of n,
+// may hold when writers apply batches of at most maxPages. Batches of
+// maxPages cost the server least, but no writer starts before its first
+// batch is parsed, and whoever takes the last batch works alone once the
+// others are done. So the first batches start at rampPages and double up to
+// maxPages, and once the rest of the import is less than two full batches a
+// writer, each batch takes a (2 x writers)th of the rest, down to 2 x
+// rampPages, so the writers finish at about the same time. Unless fixed is
+// set; and a maxPages of at most 2 x rampPages is used as it is.
+func batchPages(k, lo, n, maxPages, writers int, fixed bool) int {
+	if fixed || maxPages <= 2*rampPages {
+		return maxPages
+	}
+	p := maxPages
+	if k < 16 {
+		p = min(p, rampPages<<k)
+	}
+	rest := n - lo
+	return min(p, max(2*rampPages, (rest+2*writers-1)/(2*writers)))
+}
+
 // batchEnd is the end of the batch starting at item lo: at most maxPages
 // items and, when size is known, at most batchBytes (but never empty).
 func batchEnd(lo, n, maxPages int, size func(i int) int64) int {
@@ -327,6 +354,8 @@ func batchEnd(lo, n, maxPages int, size func(i int) int64) int {
 	return hi
 }
 
+// parseGroup runs parse on items lo..hi-1 on every core. Unchanged items
+// are only hashed: they cost no chunking and no classification.
 func parseGroup(lo, hi int, parse func(i int) fileResult) []fileResult {
 	out := make([]fileResult, hi-lo)
 	workers := min(runtime.GOMAXPROCS(0), hi-lo)
