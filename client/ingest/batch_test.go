@@ -1,6 +1,9 @@
 package ingest
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // TestBatchEnd: a batch ends at maxPages items or once its bytes would pass
 // batchBytes, and always holds at least one item, however large.
@@ -24,6 +27,47 @@ func TestBatchEnd(t *testing.T) {
 	} {
 		if got := batchEnd(tc.lo, tc.n, tc.maxPages, tc.size); got != tc.want {
 			t.Errorf("%s: batchEnd(%d, %d, %d) = %d, want %d", tc.name, tc.lo, tc.n, tc.maxPages, got, tc.want)
+		}
+	}
+}
+
+// TestBatchPages: a large import starts with small batches that double up
+// to the maximum and ends with batches that shrink with what is left, so the
+// writers start early and finish together; every item lands in exactly one
+// batch, and small or fixed batch sizes are used as given.
+func TestBatchPages(t *testing.T) {
+	plan := func(n, maxPages, writers int, fixed bool) []int {
+		var sizes []int
+		for k, lo := 0, 0; lo < n; k++ {
+			hi := batchEnd(lo, n, batchPages(k, lo, n, maxPages, writers, fixed), nil)
+			sizes = append(sizes, hi-lo)
+			lo = hi
+		}
+		return sizes
+	}
+	for _, tc := range []struct {
+		name            string
+		n, max, writers int
+		fixed           bool
+		want            []int
+	}{
+		{"ramp up, full batches, wind down", 20000, 2000, 2, false,
+			[]int{250, 500, 1000, 2000, 2000, 2000, 2000, 2000, 2000, 1563, 1172, 879, 659, 500, 500, 500, 477}},
+		{"fixed", 20000, 2000, 2, true, []int{2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000}},
+		{"small batches are used as given", 10, 4, 2, false, []int{4, 4, 2}},
+		{"a small import", 300, 2000, 2, false, []int{250, 50}},
+		{"one writer", 5000, 2000, 1, false, []int{250, 500, 1000, 1625, 813, 500, 312}},
+	} {
+		got := plan(tc.n, tc.max, tc.writers, tc.fixed)
+		total := 0
+		for _, s := range got {
+			total += s
+		}
+		if total != tc.n {
+			t.Errorf("%s: batches %v cover %d items, want %d", tc.name, got, total, tc.n)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: batches %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

@@ -49,14 +49,16 @@ func benchImport(ctx context.Context, env *benchEnv) error {
 		name    string
 		noEmbed bool
 		writers int
-		batch   int // pages a batch; 0 is the default
+		batch   int  // pages a batch; 0 is the default
+		fixed   bool // every batch of the full size (no ramp at the start and end)
 	}{
-		{"pgbrain import --no-embed --writers 1", true, 1, 0},
-		{fmt.Sprintf("pgbrain import --no-embed (%d writers)", writers), true, writers, 0},
-		// The batch size before it became ingest.DefaultBatchPages, to
-		// show that change side by side.
-		{fmt.Sprintf("pgbrain import --no-embed (%d writers), 500-page batches (before)", writers), true, writers, 500},
-		{fmt.Sprintf("pgbrain import, local embedder (%d writers)", writers), false, writers, 0},
+		{"pgbrain import --no-embed --writers 1", true, 1, 0, false},
+		{fmt.Sprintf("pgbrain import --no-embed (%d writers)", writers), true, writers, 0, false},
+		// The batching before the ramp (ingest.batchPages), to show that
+		// change side by side.
+		{fmt.Sprintf("pgbrain import --no-embed (%d writers), fixed %d-page batches (before)", writers, ingest.DefaultBatchPages), true, writers, 0, true},
+		{fmt.Sprintf("pgbrain import, local embedder (%d writers)", writers), false, writers, 0, false},
+		{fmt.Sprintf("pgbrain import, local embedder (%d writers), fixed %d-page batches (before)", writers, ingest.DefaultBatchPages), false, writers, 0, true},
 	} {
 		u, err := env.newDatabase(ctx, "bench_import")
 		if err != nil {
@@ -67,7 +69,7 @@ func benchImport(ctx context.Context, env *benchEnv) error {
 			return err
 		}
 		start := time.Now()
-		sum, err := ingest.ImportDir(ctx, b, dir, ingest.Options{NoEmbed: tc.noEmbed, Writers: tc.writers, BatchPages: tc.batch})
+		sum, err := ingest.ImportDir(ctx, b, dir, ingest.Options{NoEmbed: tc.noEmbed, Writers: tc.writers, BatchPages: tc.batch, FixedBatches: tc.fixed})
 		d := time.Since(start)
 		b.Close()
 		if err != nil {
