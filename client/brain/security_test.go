@@ -57,7 +57,9 @@ func denied(err error) bool {
 	return errors.As(err, &pe) && pe.Code == "42501"
 }
 
-// Every role can do what docs/security.md says and nothing more.
+// Every role can do what docs/security.md says and nothing more. That each
+// command runs as its role is TestRolesLeastPrivilegeOfEachCommand
+// (cmd/pgbrain), which runs them end to end.
 func TestRolesLeastPrivilege(t *testing.T) {
 	t.Parallel()
 	url := testdb.New(t)
