@@ -33,6 +33,13 @@ $fn$;
 ALTER TABLE brain.config ENABLE ROW LEVEL SECURITY;
 CREATE POLICY pgbrain_test_seen ON brain.config USING (public.pgbrain_test_role_seen(current_user)) WITH CHECK (true);`
 
+// serveRequests is an MCP session over stdio: a search and a page read.
+const serveRequests = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"roles","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"widget"}}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_page","arguments":{"slug":"companies/widget-co"}}}
+`
+
 // TestRolesLeastPrivilegeOfEachCommand runs each command end to end and
 // requires the server to have seen it as the role docs/security.md names
 // ("How the CLI uses them"), and nothing else: a command that ran as the
@@ -60,6 +67,7 @@ func TestRolesLeastPrivilegeOfEachCommand(t *testing.T) {
 	dir := t.TempDir()
 	export := filepath.Join(dir, "export.ndjson")
 	qrels := filepath.Join(dir, "qrels.json")
+	baseline := filepath.Join(t.TempDir(), "baseline.ndjson")
 	writeFile(t, qrels, `{"schema_version":1,"queries":[{"query_id":"q1","query":"widget gizmo","relevant_slugs":["companies/widget-co"]}]}`)
 	page := filepath.Join(dir, "page.md")
 	writeFile(t, page, "---\ntitle: Roles\n---\nRoles page body.\n")
@@ -85,8 +93,13 @@ func TestRolesLeastPrivilegeOfEachCommand(t *testing.T) {
 		{[]string{"eval", "replay", "--against", export}, "", brain.RoleReader},
 		{[]string{"eval", "gate", "--qrels", qrels, "--threshold-recall", "0", "--threshold-first-relevant", "0", "--threshold-expected-top1", "0"}, "", brain.RoleReader},
 		{[]string{"eval", "qrels", qrels}, "", brain.RoleReader},
+		{[]string{"bench", "publish", "--from", export, "--to", baseline}, "", owner}, // reads a file, never connects
+		{[]string{"eval", "gate", "--baseline", baseline, "--threshold-latency", "1000000"}, "", brain.RoleReader},
 		{[]string{"sources", "add", "extra", "Extra"}, "", brain.RoleWriter},
 		{[]string{"sources", "remove", "extra"}, "", brain.RoleWriter},
+		{[]string{"sources", "add", "extra", "Extra"}, "", brain.RoleWriter},
+		{[]string{"put", "notes/extra", "--source", "extra"}, "Extra page.\n", owner},
+		{[]string{"sources", "remove", "extra", "--with-pages"}, "", brain.RoleWriter},
 		{[]string{"pii", "set", "notes/roles", "--categories", "health"}, "", brain.RoleWriter},
 		{[]string{"pii", "clear", "notes/roles"}, "", brain.RoleWriter},
 		{[]string{"pii", "scan", "--all"}, "", brain.RoleWriter},
@@ -94,6 +107,15 @@ func TestRolesLeastPrivilegeOfEachCommand(t *testing.T) {
 		{[]string{"audit", "verify"}, "", brain.RoleAuditor},
 		{[]string{"audit", "list"}, "", brain.RoleAuditor},
 		{[]string{"audit", "checkpoint"}, "", brain.RoleAuditor},
+		{[]string{"audit", "verify", "--full", "--checkpoints"}, "", brain.RoleAuditor},
+		{[]string{"audit", "flush"}, "", owner},
+		{[]string{"token", "create", "ci"}, "", owner},
+		{[]string{"token", "list"}, "", owner},
+		{[]string{"token", "revoke", "ci"}, "", owner},
+		{[]string{"eval", "prune", "--older-than", "0d"}, "", owner},
+		// serve answers as the agent; --audit-checkpoint, not given here,
+		// reads the chain's head as the auditor.
+		{[]string{"serve", "--no-events"}, serveRequests, brain.RoleAgent},
 	}
 	for _, tt := range tests {
 		name := strings.Join(tt.args, " ")
