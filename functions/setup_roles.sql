@@ -88,6 +88,12 @@ BEGIN
 		brain.corpus_stats, brain.page_chunks_pending, brain.vector_index_state, brain.embed_runs,
 		brain.source_boosts, brain.pii_policy, brain.eval_candidates, brain.eval_capture_failures TO pgbrain_reader;
 	GRANT INSERT ON brain.eval_candidates, brain.eval_capture_failures TO pgbrain_reader;
+	-- Views of the repeatable tier (functions/): a change of its columns
+	-- drops and re-creates one, losing its grants, and migrate applies
+	-- that tier before calling this again, so they are granted here.
+	IF to_regclass('brain.eval_export') IS NOT NULL THEN
+		GRANT SELECT ON brain.eval_export TO pgbrain_reader;
+	END IF;
 
 	-- agent: pages and chunks through row security, no term statistics
 	-- (their lexemes would spell out blocked pages), capture, audit,

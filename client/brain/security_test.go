@@ -57,7 +57,9 @@ func denied(err error) bool {
 	return errors.As(err, &pe) && pe.Code == "42501"
 }
 
-// Every role can do what docs/security.md says and nothing more.
+// Every role can do what docs/security.md says and nothing more. That each
+// command runs as its role is TestRolesLeastPrivilegeOfEachCommand
+// (cmd/pgbrain), which runs them end to end.
 func TestRolesLeastPrivilege(t *testing.T) {
 	t.Parallel()
 	url := testdb.New(t)
@@ -94,6 +96,7 @@ func TestRolesLeastPrivilege(t *testing.T) {
 		{"read term statistics", `SELECT lexeme FROM brain.term_stats`, []string{owner, writer, reader}},
 		{"read captured queries", `SELECT query FROM brain.eval_candidates`, []string{owner, reader}},
 		{"delete captured queries", `DELETE FROM brain.eval_candidates`, []string{owner}},
+		{"export captured queries (brain.eval_export)", `SELECT row_json FROM brain.eval_export`, []string{owner, reader}},
 		{"read the audit log", `SELECT * FROM brain.audit_log`, []string{owner, auditor}},
 		{"verify the audit chain", `SELECT * FROM brain.audit_verify(true)`, []string{owner, auditor}},
 		{"append an audit row", `INSERT INTO brain.audit_log (session_id, tool_name, status, cost_class) VALUES ('s', 'search', 'success', 'cheap')`, []string{owner, agent}},
@@ -455,5 +458,41 @@ func TestOwnerWithoutCreateRole(t *testing.T) {
 	if _, err := brain.OpenAs(ctx(t), plainURL, brain.Access{Role: brain.RoleAgent}); err == nil ||
 		!strings.Contains(err.Error(), "serve never runs unrestricted") {
 		t.Errorf("opening as the agent: %v, want a refusal naming the GRANT to run", err)
+	}
+}
+
+// A view of the repeatable tier that migrate drops and re-creates (a
+// change of its columns does) comes back with its grants: migrate applies
+// functions/ and then brain.setup_roles(), which grants the views too.
+func TestViewGrantsSurviveRecreationByMigrate(t *testing.T) {
+	t.Parallel()
+	url := testdb.New(t)
+	conn, err := pgx.Connect(ctx(t), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx(t))
+	const read = `SELECT row_json FROM brain.eval_export`
+	if err := asRole(t, conn, brain.RoleReader, read); err != nil {
+		t.Fatalf("the reader reads brain.eval_export after a fresh migrate: %v", err)
+	}
+	// Dropped and the repeatable tier marked stale, as an edited view file
+	// leaves a brain before the next migrate.
+	if _, err := conn.Exec(ctx(t), `DROP VIEW brain.eval_export;
+		UPDATE brain.config SET value = 'stale' WHERE key = '`+migrate.ChecksumKey+`'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate.Migrate(ctx(t), url, migrate.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var recreated bool
+	if err := conn.QueryRow(ctx(t), `SELECT to_regclass('brain.eval_export') IS NOT NULL`).Scan(&recreated); err != nil || !recreated {
+		t.Fatalf("migrate did not re-create brain.eval_export (%v)", err)
+	}
+	if err := asRole(t, conn, brain.RoleReader, read); err != nil {
+		t.Errorf("the reader reads brain.eval_export after migrate re-created it: %v", err)
+	}
+	if err := asRole(t, conn, brain.RoleAgent, read); !denied(err) {
+		t.Errorf("the agent reads brain.eval_export after migrate re-created it: want a privilege error, got %v", err)
 	}
 }

@@ -67,7 +67,7 @@ func auditVerifyCommand() *cli.Command {
 			if c.Bool("full") && c.IsSet("since") {
 				return usageError("audit verify: --full checks every row; drop --since or --full")
 			}
-			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+			return withBrain(c, brain.RoleAuditor, func(ctx context.Context, b *brain.Brain) error {
 				scope := audit.Scope{Full: c.Bool("full")}
 				what := fmt.Sprintf("the newest %d rows", audit.DefaultWindow)
 				switch {
@@ -208,7 +208,7 @@ func auditCheckpointCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+			return withBrain(c, brain.RoleAuditor, func(ctx context.Context, b *brain.Brain) error {
 				path := audit.CheckpointPath(c.String("checkpoint-file"), os.Getenv, home)
 				cp, err := audit.WriteCheckpoint(ctx, b.Pool, path, key, time.Now())
 				if errors.Is(err, audit.ErrChainInvalid) {
@@ -278,7 +278,7 @@ func auditListCommand() *cli.Command {
 			if f.Limit < 0 {
 				return usageError("audit list: --limit must be 0 or more, not %d", f.Limit)
 			}
-			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+			return withBrain(c, brain.RoleAuditor, func(ctx context.Context, b *brain.Brain) error {
 				if c.IsSet("since") {
 					id, err := resolveSince(c, b)
 					if err != nil {

@@ -20,7 +20,7 @@ func deleteCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usageError("delete: give exactly one slug")
 			}
-			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+			return withBrain(c, brain.RoleWriter, func(ctx context.Context, b *brain.Brain) error {
 				if err := b.DeletePage(ctx, c.String("source"), markdown.NormalizeSlug(c.Args().First())); err != nil {
 					return err
 				}

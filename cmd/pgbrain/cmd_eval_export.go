@@ -47,7 +47,7 @@ func evalExportCommand() *cli.Command {
 			if opts.Limit < 0 {
 				return usageError("eval export: --limit %d: give a positive number of rows", opts.Limit)
 			}
-			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+			return withBrain(c, brain.RoleReader, func(ctx context.Context, b *brain.Brain) error {
 				stderr := c.App.ErrWriter
 				// Heartbeats come from a ticker, so they continue while the
 				// window end waits for in-flight transactions, before any row.

@@ -104,7 +104,7 @@ func evalGate(c *cli.Context) error {
 	}
 	th := eval.Merge(cliTh, baseTh).Resolve()
 
-	return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+	return withBrain(c, brain.RoleReader, func(ctx context.Context, b *brain.Brain) error {
 		s, err := searcherFor(b)
 		if err != nil {
 			return err

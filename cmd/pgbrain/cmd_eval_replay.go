@@ -40,7 +40,7 @@ func evalReplayCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+			return withBrain(c, brain.RoleReader, func(ctx context.Context, b *brain.Brain) error {
 				s, err := searcherFor(b)
 				if err != nil {
 					return err

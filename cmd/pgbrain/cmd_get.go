@@ -21,7 +21,7 @@ func getCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usageError("get: give exactly one slug")
 			}
-			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+			return withBrain(c, brain.RoleReader, func(ctx context.Context, b *brain.Brain) error {
 				p, err := b.GetPage(ctx, c.String("source"), markdown.NormalizeSlug(c.Args().First()))
 				if err != nil {
 					return err

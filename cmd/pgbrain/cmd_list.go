@@ -25,7 +25,7 @@ func listCommand() *cli.Command {
 			if c.Int("limit") < 0 {
 				return usageError("list: --limit must be 0 or more")
 			}
-			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+			return withBrain(c, brain.RoleReader, func(ctx context.Context, b *brain.Brain) error {
 				f := brain.ListFilter{Source: c.String("source"), Type: c.String("type"), Limit: c.Int("limit")}
 				if c.Bool("json") {
 					enc := json.NewEncoder(c.App.Writer)

@@ -28,7 +28,7 @@ func piiCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+					return withBrain(c, brain.RoleReader, func(ctx context.Context, b *brain.Brain) error {
 						tag, err := classify.Show(ctx, b.Pool, c.String("source"), slug)
 						if err != nil {
 							return err
@@ -56,7 +56,7 @@ func piiCommand() *cli.Command {
 					if err != nil {
 						return usageError("pii set: --categories: %v", err)
 					}
-					return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+					return withBrain(c, brain.RoleWriter, func(ctx context.Context, b *brain.Brain) error {
 						tag, err := classify.Set(ctx, b.Pool, c.String("source"), slug, cats)
 						if err != nil {
 							return err
@@ -75,7 +75,7 @@ func piiCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+					return withBrain(c, brain.RoleWriter, func(ctx context.Context, b *brain.Brain) error {
 						tag, err := classify.Clear(ctx, b.Pool, pii.Classify, c.String("source"), slug)
 						if err != nil {
 							return err
@@ -92,7 +92,7 @@ func piiCommand() *cli.Command {
 					if c.NArg() != 0 {
 						return usageError("pii scan: takes no arguments")
 					}
-					return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+					return withBrain(c, brain.RoleWriter, func(ctx context.Context, b *brain.Brain) error {
 						seen, changed, err := classify.All(ctx, b.Pool, pii.Classify, !c.Bool("all"))
 						if err != nil {
 							return err

@@ -35,7 +35,7 @@ func queryCommand() *cli.Command {
 			if n := c.Int("variants"); n < 1 || n > expand.AskVariants {
 				return usageError("query: --variants %d is out of range; use 1 to %d", n, expand.AskVariants)
 			}
-			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+			return withBrain(c, brain.RoleReader, func(ctx context.Context, b *brain.Brain) error {
 				// Drained as this returns, before withBrain closes the pool.
 				rec := captureRecorder(c, b)
 				defer rec.Close(context.WithoutCancel(ctx))

@@ -42,7 +42,7 @@ func searchCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+			return withBrain(c, brain.RoleReader, func(ctx context.Context, b *brain.Brain) error {
 				// Drained as this returns, before withBrain closes the pool.
 				rec := captureRecorder(c, b)
 				defer rec.Close(context.WithoutCancel(ctx))

@@ -23,7 +23,7 @@ func sourcesCommand() *cli.Command {
 					if c.NArg() < 1 || c.NArg() > 2 {
 						return usageError("sources add: give ID and optionally NAME")
 					}
-					return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+					return withBrain(c, brain.RoleWriter, func(ctx context.Context, b *brain.Brain) error {
 						return b.AddSource(ctx, c.Args().Get(0), c.Args().Get(1))
 					})
 				},
@@ -33,7 +33,7 @@ func sourcesCommand() *cli.Command {
 				Usage: "list sources with their page counts",
 				Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON"}},
 				Action: func(c *cli.Context) error {
-					return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+					return withBrain(c, brain.RoleReader, func(ctx context.Context, b *brain.Brain) error {
 						srcs, err := b.Sources(ctx)
 						if err != nil {
 							return err
@@ -59,7 +59,7 @@ func sourcesCommand() *cli.Command {
 					if c.NArg() != 1 {
 						return usageError("sources remove: give exactly one ID")
 					}
-					return withBrain(c, connectingRole, func(ctx context.Context, b *brain.Brain) error {
+					return withBrain(c, brain.RoleWriter, func(ctx context.Context, b *brain.Brain) error {
 						return b.RemoveSource(ctx, c.Args().First(), c.Bool("with-pages"))
 					})
 				},

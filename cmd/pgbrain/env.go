@@ -59,13 +59,13 @@ func databaseURL(c *cli.Context) (string, bool, error) {
 	return u, true, nil
 }
 
-// connectingRole runs a command as the role of its URL (the owner). Every
-// command passes it for now: docs/security.md names a least role for the
-// reading, writing and audit commands, but the table meant to apply them
-// never matched a command, and some of their SQL fails under those roles
-// (eval export cannot read brain.eval_export as pgbrain_reader). A command
-// moves to brain.RoleReader, RoleWriter or RoleAuditor by passing it here.
-// serve runs as pgbrain_agent (openExistingBrain).
+// connectingRole runs a command as the role of its URL (the owner): for
+// the commands that may run DDL or write what only the owner may
+// (import, put, embed rebuild the HNSW index; doctor, token, eval prune,
+// the probes, audit flush; docs/security.md). Every other command passes
+// brain.RoleReader, RoleWriter or RoleAuditor, and serve runs as
+// pgbrain_agent (openExistingBrain); TestRolesLeastPrivilegeOfEachCommand
+// checks the role the server sees for each.
 const connectingRole = ""
 
 // defaultStatementTimeout bounds every statement of the roles that answer
