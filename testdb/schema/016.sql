@@ -1492,6 +1492,7 @@ DECLARE
 	cover float8 := greatest(brain.search_setting('coverage_weight'), 0);
 	title_w float8 := greatest(brain.search_setting('title_affinity'), 0);
 	title_cov float8 := greatest(brain.search_setting('title_coverage'), 0);
+	title_unx float8 := least(greatest(brain.search_setting('title_unexplained'), 0), 0.9);
 	depth int := greatest(brain.search_setting('title_depth')::int, 0);
 	stricts float8[] := '{}';
 	title_n int := 0;
@@ -1693,10 +1694,12 @@ BEGIN
 		END LOOP;
 	END LOOP;
 
-	-- Title terms for the best title_depth (at least lim) chunks: scores
-	-- only grow, so those stay above the rest and the top lim come from
-	-- them. (Computing them for every candidate doubled the arm's time.)
-	title_on := (title_w > 0 OR title_cov > 0) AND cardinality(ids) > 0;
+	-- Title terms for the best title_depth (at least lim) chunks, which
+	-- they reorder; the top lim come from them (the unexplained-word
+	-- factor may lower one of them below a chunk further down, which keeps
+	-- its BM25 score). Computing them for every candidate doubled the
+	-- arm's time.
+	title_on := (title_w > 0 OR title_cov > 0 OR title_unx > 0) AND cardinality(ids) > 0;
 	IF title_on THEN
 		title_n := least(cardinality(ids), greatest(depth, lim));
 	END IF;
@@ -1705,12 +1708,13 @@ BEGIN
 		ORDER BY s.sc DESC, s.id
 		LIMIT CASE WHEN title_on THEN greatest(depth, lim) ELSE lim END),
 	t AS (
-		SELECT ts.id, ts.affinity, ts.explained
+		SELECT ts.id, ts.affinity, ts.explained, ts.unexplained
 		FROM brain.title_scores(ARRAY(SELECT top.id FROM top), lex, idfs) ts
 		WHERE title_on),
 	f AS (
 		SELECT top.id, CASE WHEN t.id IS NULL THEN top.sc
-			ELSE (top.sc + title_w * t.affinity * top.st) * (1 + title_cov * t.explained) END AS sc
+			ELSE (top.sc + title_w * t.affinity * top.st) * (1 + title_cov * t.explained)
+			     * power(1 - title_unx, t.unexplained) END AS sc
 		FROM top LEFT JOIN t ON t.id = top.id
 		ORDER BY 2 DESC, 1
 		LIMIT lim)
@@ -2084,6 +2088,7 @@ DECLARE
 	comp_lex text;
 	comp_tok text;
 	parts tsquery;
+	slashed tsquery;
 	joined text[];
 	first_group boolean;
 	b record;
@@ -2158,6 +2163,15 @@ BEGIN
 				comp_tok := NULL;
 			END IF;
 			g := brain.words_tsquery(r.token);
+			-- A slashed word (the parser's file token: "PGP/MIME",
+			-- "Java/J2EE", "/g722") is one group: itself, or all its parts,
+			-- as a hyphenated word is.
+			IF r.tokid = 19 THEN
+				slashed := brain.words_tsquery(translate(r.token, '/', ' '));
+				IF slashed IS NOT NULL AND slashed IS DISTINCT FROM g THEN
+					g := CASE WHEN g IS NULL THEN slashed ELSE g || slashed END;
+				END IF;
+			END IF;
 			IF g IS NOT NULL THEN
 				tok_groups := tok_groups || g;
 			END IF;
@@ -2638,9 +2652,10 @@ BEGIN
 		WHEN 'keyword_candidates_max' THEN 0
 		WHEN 'strict_bonus' THEN 0.1
 		WHEN 'coverage_weight' THEN 0.5
-		WHEN 'title_affinity' THEN 0.25
+		WHEN 'title_affinity' THEN 0.5
 		WHEN 'title_coverage' THEN 0.3
-		WHEN 'title_depth' THEN 20
+		WHEN 'title_unexplained' THEN 0.06
+		WHEN 'title_depth' THEN 50
 		WHEN 'vector_fill_only' THEN CASE WHEN brain.embedder() = 'local' THEN 1 ELSE 0 END
 		WHEN 'type_share' THEN 1.0
 	END;
@@ -2831,7 +2846,7 @@ $$;
 -- Name: title_scores(bigint[], text[], double precision[]); Type: FUNCTION; Schema: brain; Owner: -
 --
 
-CREATE FUNCTION brain.title_scores(ids bigint[], lexemes text[], idfs double precision[]) RETURNS TABLE(id bigint, affinity double precision, explained double precision)
+CREATE FUNCTION brain.title_scores(ids bigint[], lexemes text[], idfs double precision[]) RETURNS TABLE(id bigint, affinity double precision, explained double precision, unexplained integer)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'brain', 'public', 'pg_temp'
     AS $$
@@ -2850,7 +2865,8 @@ BEGIN
 			OR (length(i.lexeme) >= 3 AND starts_with(w.w, i.lexeme))
 			OR (length(w.w) >= 3 AND starts_with(i.lexeme, w.w))
 			OR (length(i.lexeme) >= 4 AND strpos(w.w, i.lexeme) > 0)))
-	SELECT x.id, coalesce(a.affinity, 0)::float8, coalesce(k.n::float8 / nullif(nw.n, 0), 0)::float8
+	SELECT x.id, coalesce(a.affinity, 0)::float8, coalesce(k.n::float8 / nullif(nw.n, 0), 0)::float8,
+	       greatest(coalesce(nw.n, 0) - coalesce(k.n, 0), 0)::int
 	FROM (SELECT DISTINCT u.id FROM unnest(ids) AS u (id)) x
 	LEFT JOIN (
 		SELECT d.id, sum(d.idf) AS affinity
@@ -3470,8 +3486,8 @@ ALTER TABLE ONLY brain.pages ALTER COLUMN id SET DEFAULT nextval('brain.pages_id
 -- Data for Name: audit_log; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.audit_log VALUES (1, '2026-11-25 02:25:26.564358+00', 's-1', '', 'query', 'success', NULL, '{}', 'search', 'a036edbe74eadd8b170718c92f505b9fdf1d1f6b45f9a5daa26395cc39359e30', 1, '\x0000000000000000000000000000000000000000000000000000000000000000', '\xaebf7f1187e78b30d41ff2b54fa61304afda89be26b6e71f00da545866ba914f');
-INSERT INTO brain.audit_log VALUES (2, '2026-11-25 02:25:26.566066+00', 's-1', '', 'get_page', 'refused', 'pii_blocked', '{credential}', 'read', '4966388653f18705c65234b96bb1ecc7bca43d2f476e57484b966f6d614da567', 1, '\xaebf7f1187e78b30d41ff2b54fa61304afda89be26b6e71f00da545866ba914f', '\x2536715d8d48c38245de6b013763e57122dfc3e74ebb1a521cb4646cd00d53c8');
+INSERT INTO brain.audit_log VALUES (1, '2026-11-25 02:36:37.203287+00', 's-1', '', 'query', 'success', NULL, '{}', 'search', 'a036edbe74eadd8b170718c92f505b9fdf1d1f6b45f9a5daa26395cc39359e30', 1, '\x0000000000000000000000000000000000000000000000000000000000000000', '\x63ad44c0b99dfbcc6cab0bcfbeaf0d4b8e7488e3373969dba62364e29a200e0a');
+INSERT INTO brain.audit_log VALUES (2, '2026-11-25 02:36:37.204979+00', 's-1', '', 'get_page', 'refused', 'pii_blocked', '{credential}', 'read', '4966388653f18705c65234b96bb1ecc7bca43d2f476e57484b966f6d614da567', 1, '\x63ad44c0b99dfbcc6cab0bcfbeaf0d4b8e7488e3373969dba62364e29a200e0a', '\x98d196bdca994d9a0a5fd4d7d1c74a0e56ebcf7e4036887491a8c7b58cb10e01');
 
 
 --
@@ -3488,11 +3504,11 @@ INSERT INTO brain.chunks VALUES (4, 2, 1, 'timeline', '2024-03-01: new wicks', '
 -- Data for Name: config; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.config VALUES ('embedding_dim', '256', '2026-11-25 02:25:26.294659+00');
-INSERT INTO brain.config VALUES ('embedder', 'local', '2026-11-25 02:25:26.294659+00');
-INSERT INTO brain.config VALUES ('embed_model', 'hash-tsv-v1', '2026-11-25 02:25:26.294659+00');
-INSERT INTO brain.config VALUES ('schema_version', '16', '2026-11-25 02:25:26.294659+00');
-INSERT INTO brain.config VALUES ('functions_checksum', '44e4590eb1542c4c9d2f3b70337ec2ed216c8823e628de6592243e797c0391ec:31a57c7850aa30effbb4d1485be7b9d65b5f2a3429e947aee94fe6e111b96b36', '2026-11-25 02:25:26.52862+00');
+INSERT INTO brain.config VALUES ('embedding_dim', '256', '2026-11-25 02:36:36.982937+00');
+INSERT INTO brain.config VALUES ('embedder', 'local', '2026-11-25 02:36:36.982937+00');
+INSERT INTO brain.config VALUES ('embed_model', 'hash-tsv-v1', '2026-11-25 02:36:36.982937+00');
+INSERT INTO brain.config VALUES ('schema_version', '16', '2026-11-25 02:36:36.982937+00');
+INSERT INTO brain.config VALUES ('functions_checksum', 'ec1b8a6a90996b69038ebe590a09160e7d4a321616569b1e594ae4c50966615c:8506e86175f49156910e155a1a2c80a308bffaf02a0730b9989fa45336764fcb', '2026-11-25 02:36:37.175521+00');
 
 
 --
@@ -3512,14 +3528,14 @@ INSERT INTO brain.corpus_stats VALUES (true, 4, 26);
 -- Data for Name: eval_candidates; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.eval_candidates VALUES (1, 'query', 'who keeps the lanterns', '{people/alice-smith}', '{}', '{}', NULL, NULL, NULL, true, false, 4.200, false, NULL, NULL, '2026-11-25 02:25:26.56363+00');
+INSERT INTO brain.eval_candidates VALUES (1, 'query', 'who keeps the lanterns', '{people/alice-smith}', '{}', '{}', NULL, NULL, NULL, true, false, 4.200, false, NULL, NULL, '2026-11-25 02:36:37.20258+00');
 
 
 --
 -- Data for Name: eval_capture_failures; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-25 02:25:26.551602+00', '2026-11-25 02:25:26.551602+00', 'search', 'db_down', NULL, 'connection refused', NULL);
+INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-25 02:36:37.194045+00', '2026-11-25 02:36:37.194045+00', 'search', 'db_down', NULL, 'connection refused', NULL);
 
 
 --
@@ -3568,17 +3584,17 @@ INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-25 02:25:26.551602+0
 -- Data for Name: page_pii; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.page_pii VALUES (1, '{contact}', DEFAULT, 'heuristic', '2026-11-25 02:25:26.551602+00', false, true);
-INSERT INTO brain.page_pii VALUES (3, '{contact}', DEFAULT, 'heuristic', '2026-11-25 02:25:26.551602+00', false, true);
+INSERT INTO brain.page_pii VALUES (1, '{contact}', DEFAULT, 'heuristic', '2026-11-25 02:36:37.194045+00', false, true);
+INSERT INTO brain.page_pii VALUES (3, '{contact}', DEFAULT, 'heuristic', '2026-11-25 02:36:37.194045+00', false, true);
 
 
 --
 -- Data for Name: pages; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.pages VALUES (1, 'default', 'people/alice-smith', 'Alice Smith', 'page', 'Alice keeps the harbour lanterns lit.', '', '{}', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '2026-11-25 02:25:26.551602+00', '2026-11-25 02:25:26.551602+00');
-INSERT INTO brain.pages VALUES (2, 'default', 'projects/lantern', 'Lantern project', 'page', 'Brass lanterns, rebuilt every spring.', '2024-03-01: new wicks', '{}', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '2026-11-25 02:25:26.551602+00', '2026-11-25 02:25:26.551602+00');
-INSERT INTO brain.pages VALUES (3, 'notes', 'people/alice-smith', 'Alice (notes)', 'page', 'Call Alice about the wicks.', '', '{}', 'cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc', '2026-11-25 02:25:26.551602+00', '2026-11-25 02:25:26.551602+00');
+INSERT INTO brain.pages VALUES (1, 'default', 'people/alice-smith', 'Alice Smith', 'page', 'Alice keeps the harbour lanterns lit.', '', '{}', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '2026-11-25 02:36:37.194045+00', '2026-11-25 02:36:37.194045+00');
+INSERT INTO brain.pages VALUES (2, 'default', 'projects/lantern', 'Lantern project', 'page', 'Brass lanterns, rebuilt every spring.', '2024-03-01: new wicks', '{}', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '2026-11-25 02:36:37.194045+00', '2026-11-25 02:36:37.194045+00');
+INSERT INTO brain.pages VALUES (3, 'notes', 'people/alice-smith', 'Alice (notes)', 'page', 'Call Alice about the wicks.', '', '{}', 'cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc', '2026-11-25 02:36:37.194045+00', '2026-11-25 02:36:37.194045+00');
 
 
 --
@@ -3604,8 +3620,8 @@ INSERT INTO brain.source_boosts VALUES ('people/', 1.5);
 -- Data for Name: sources; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.sources VALUES ('default', 'Default source', '2026-11-25 02:25:26.294659+00', '{}');
-INSERT INTO brain.sources VALUES ('notes', 'Notes', '2026-11-25 02:25:26.551602+00', '{}');
+INSERT INTO brain.sources VALUES ('default', 'Default source', '2026-11-25 02:36:36.982937+00', '{}');
+INSERT INTO brain.sources VALUES ('notes', 'Notes', '2026-11-25 02:36:37.194045+00', '{}');
 
 
 --
