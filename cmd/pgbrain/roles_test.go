@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,19 +20,9 @@ import (
 // connecting superuser) bypasses row security, so a command that stays
 // the owner records nothing. A read-only transaction (eval export's
 // snapshot) cannot record, and needs not: the open already did.
-const roleTracker = `
-CREATE TABLE public.pgbrain_test_roles_seen (role name PRIMARY KEY);
-CREATE FUNCTION public.pgbrain_test_role_seen(r name) RETURNS boolean
-LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-BEGIN
-	IF current_setting('transaction_read_only') = 'off' THEN
-		INSERT INTO public.pgbrain_test_roles_seen VALUES (r) ON CONFLICT DO NOTHING;
-	END IF;
-	RETURN true;
-END
-$fn$;
-ALTER TABLE brain.config ENABLE ROW LEVEL SECURITY;
-CREATE POLICY pgbrain_test_seen ON brain.config USING (public.pgbrain_test_role_seen(current_user)) WITH CHECK (true);`
+//
+//go:embed testdata/role_tracker.sql
+var roleTracker string
 
 // serveRequests is an MCP session over stdio: a search and a page read.
 const serveRequests = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"roles","version":"1"}}}
