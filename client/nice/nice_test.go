@@ -138,7 +138,6 @@ func TestBrainLowersOnlyItsOwnPool(t *testing.T) {
 	}
 }
 
-
 func TestParseStat(t *testing.T) {
 	for _, tc := range []struct {
 		line    string
