@@ -15,6 +15,7 @@ import (
 	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/embed"
 	"github.com/pgbrain/pgbrain/client/markdown"
+	"github.com/pgbrain/pgbrain/client/nice"
 )
 
 // Options control an import.
@@ -48,6 +49,14 @@ type Options struct {
 	// BulkThreshold is how many new files (and at least as many as are
 	// stored) make an import a bulk load. Default DefaultBulkThreshold.
 	BulkThreshold int
+	// KeepPriority leaves the import's server processes at their usual CPU
+	// priority. By default ImportDir lowers them to nice 10 (client/nice)
+	// when the server runs on this machine, so that other sessions'
+	// queries get the CPU first while it runs.
+	KeepPriority bool
+	// LowerPriority, when set, replaces nice.Lower on each of ImportDir's
+	// connections; its error is ignored like nice.Lower's refusals.
+	LowerPriority func(ctx context.Context, c *pgx.Conn) error
 	// Progress, when set, is told how many files have been handled.
 	Progress func(done, total int)
 	Chunking markdown.ChunkOptions
@@ -110,6 +119,17 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 	walked, err := walkDir(dir)
 	if err != nil {
 		return sum, err
+	}
+	if !opts.KeepPriority {
+		// Every connection of the import, the writers and the one that
+		// rebuilds the vector index, comes from this pool. Closed last,
+		// after the deferred index resume below.
+		low, err := nice.Brain(ctx, b, opts.LowerPriority)
+		if err != nil {
+			return sum, err
+		}
+		defer low.Pool.Close()
+		b = low
 	}
 	sum.Files, sum.Skipped = len(walked.files), walked.skipped
 	if err := checkSource(ctx, b, opts.Source); err != nil {

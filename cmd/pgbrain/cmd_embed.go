@@ -11,6 +11,7 @@ import (
 	"github.com/pgbrain/pgbrain/client/embed"
 	"github.com/pgbrain/pgbrain/client/embed/refresh"
 	"github.com/pgbrain/pgbrain/client/ingest"
+	"github.com/pgbrain/pgbrain/client/nice"
 )
 
 func embedCommand() *cli.Command {
@@ -20,6 +21,7 @@ func embedCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "stale", Usage: "embed chunks that have no embedding (default)"},
 			&cli.BoolFlag{Name: "all", Usage: "recompute every embedding, swapping page batches in place (resumes an interrupted run)"},
+			noNiceFlag,
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
 		},
 		Action: func(c *cli.Context) error {
@@ -37,8 +39,19 @@ func embedCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
+				// The embedding (in the server, for the local embedder) yields
+				// the CPU to other sessions' queries (client/nice).
+				rb := b
+				if !c.Bool("no-nice") {
+					low, err := nice.Brain(ctx, b, nil)
+					if err != nil {
+						return err
+					}
+					defer low.Pool.Close()
+					rb = low
+				}
 				n, err := withProgress(c, "embedding", func(update func(done, total int)) (int64, error) {
-					return refresh.Run(ctx, b, refresh.Options{All: c.Bool("all"), Embedder: emb, Progress: update})
+					return refresh.Run(ctx, rb, refresh.Options{All: c.Bool("all"), Embedder: emb, Progress: update})
 				})
 				if err != nil {
 					return err

@@ -24,6 +24,7 @@ func importCommand() *cli.Command {
 			&cli.BoolFlag{Name: "prune", Usage: "delete pages of the source whose files are gone (never after an incomplete walk; at most half of the source unless --force)"},
 			&cli.BoolFlag{Name: "force", Usage: "with --prune: prune even when that deletes more than half of the source's pages"},
 			&cli.IntFlag{Name: "writers", Usage: "connections writing batches at once (default: one per core, at most 4)"},
+			noNiceFlag,
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
 		},
 		Action: func(c *cli.Context) error {
@@ -41,6 +42,7 @@ func importCommand() *cli.Command {
 					return ingest.ImportDir(ctx, b, c.Args().First(), ingest.Options{
 						Source: c.String("source"), NoEmbed: c.Bool("no-embed"), Embedder: emb,
 						Prune: c.Bool("prune"), Force: c.Bool("force"), Writers: c.Int("writers"), Progress: update,
+						KeepPriority: c.Bool("no-nice"),
 					})
 				})
 				if err != nil {
@@ -71,6 +73,11 @@ func importCommand() *cli.Command {
 		},
 	}
 }
+
+// noNiceFlag keeps a bulk command's server processes at their usual CPU
+// priority; by default they run at nice 10 when the server is on this
+// machine (client/nice).
+var noNiceFlag = &cli.BoolFlag{Name: "no-nice", Usage: "keep the server processes doing this work at their usual CPU priority (by default they run at nice 10 when the server is on this machine, so queries of other sessions go first)"}
 
 // maxImportWriters bounds --writers: past a few writers they mostly wait on
 // each other's term statistics, and each holds a connection.

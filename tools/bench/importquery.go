@@ -21,6 +21,8 @@ import (
 // -pages 20000 it imports 200,000 pages, and the HNSW rebuild over their
 // ~900,000 vectors alone ran for more than 45 minutes on a loaded 2-core
 // machine with maintenance_work_mem 256MB; -quick takes about 2 minutes.
+// -nice both runs it twice, the import's server processes at their usual
+// priority and then lowered (client/nice), each in a database of its own.
 func benchImportQuery(ctx context.Context, env *benchEnv) error {
 	existing, incoming, nq := env.pages, 10*env.pages, 300
 	if env.quick {
@@ -53,31 +55,87 @@ func benchImportQuery(ctx context.Context, env *benchEnv) error {
 	if err != nil {
 		return err
 	}
-	url, err := env.newDatabase(ctx, "pgbrain_bench_importquery")
+	modes := []bool{true} // lowered priority, the default
+	switch env.nice {
+	case "off":
+		modes = []bool{false}
+	case "both":
+		modes = []bool{false, true}
+	}
+	var runs []importQueryRun
+	for _, lowered := range modes {
+		name := "pgbrain_bench_importquery"
+		if len(modes) > 1 && lowered {
+			name += "_nice"
+		}
+		r, err := importQuery(ctx, env, dir, name, queries, lowered, incoming)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, r)
+	}
+	fmt.Fprintf(env.out, "## brain.query during a bulk import\n\n%d pages in source existing, %d known-item queries, "+
+		"then %d pages imported into source incoming; one connection, one query at a time. "+
+		"Import priority: nice 10 = the import's server processes lowered (the default), nice 0 = --no-nice.\n\n",
+		existing, len(queries), incoming)
+	fmt.Fprintln(env.out, "| import priority | import s | idle p50 / p99 ms | during p50 / p99 ms | queries during (keyword-only) | over 1 s | p50 during / idle |")
+	fmt.Fprintln(env.out, "|---|---:|---:|---:|---:|---:|---:|")
+	for _, r := range runs {
+		prio := "nice 0 (--no-nice)"
+		if r.lowered {
+			prio = "nice 10"
+		}
+		fmt.Fprintf(env.out, "| %s | %.0f | %.2f / %.2f | %.2f / %.2f | %d (%d) | %d | %.2f |\n", prio, r.importTime.Seconds(),
+			pct(r.idle, 50), pct(r.idle, 99), pct(r.during, 50), pct(r.during, 99), len(r.during), r.keywordOnly, r.over1s,
+			pct(r.during, 50)/pct(r.idle, 50))
+	}
+	if len(runs) == 2 {
+		off, on := runs[0], runs[1]
+		fmt.Fprintf(env.out, "\nnice 10 against nice 0: p50 ratio %.2f against %.2f; import time %.2fx (goal: p50 ratio <= 3)\n",
+			pct(on.during, 50)/pct(on.idle, 50), pct(off.during, 50)/pct(off.idle, 50), on.importTime.Seconds()/off.importTime.Seconds())
+	}
+	fmt.Fprintln(env.out)
+	return nil
+}
+
+// importQueryRun is one measured import, at lowered priority or not.
+type importQueryRun struct {
+	lowered             bool
+	importTime          time.Duration
+	idle, during        []time.Duration // sorted
+	keywordOnly, over1s int
+}
+
+// importQuery imports the existing corpus into a fresh database name, times
+// the queries idle, then again while the incoming corpus is imported with
+// its server processes at lowered priority or not.
+func importQuery(ctx context.Context, env *benchEnv, dir, name string, queries []string, lowered bool, incoming int) (importQueryRun, error) {
+	r := importQueryRun{lowered: lowered}
+	url, err := env.newDatabase(ctx, name)
 	if err != nil {
-		return err
+		return r, err
 	}
 	b, err := brain.Open(ctx, url)
 	if err != nil {
-		return err
+		return r, err
 	}
 	defer b.Close()
 	for _, src := range []string{"existing", "incoming"} {
 		if _, err := b.Pool.Exec(ctx, `INSERT INTO brain.sources (id, name) VALUES ($1, $1)`, src); err != nil {
-			return fmt.Errorf("adding source %s: %w", src, err)
+			return r, fmt.Errorf("adding source %s: %w", src, err)
 		}
 	}
-	if _, err := ingest.ImportDir(ctx, b, filepath.Join(dir, "existing"), ingest.Options{Source: "existing"}); err != nil {
-		return err
+	if _, err := ingest.ImportDir(ctx, b, filepath.Join(dir, "existing"), ingest.Options{Source: "existing", KeepPriority: !lowered}); err != nil {
+		return r, err
 	}
 	if _, err := b.Pool.Exec(ctx, `VACUUM ANALYZE brain.chunks`); err != nil {
-		return err
+		return r, err
 	}
 
 	// One connection, one query at a time, as a user at a prompt would.
 	conn, err := b.Pool.Acquire(ctx)
 	if err != nil {
-		return err
+		return r, err
 	}
 	defer conn.Release()
 	type sample struct {
@@ -91,15 +149,14 @@ func benchImportQuery(ctx context.Context, env *benchEnv) error {
 		err := conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM brain.query($1, 10)), brain.vector_index_ready()`, q).Scan(&n, &ready)
 		return sample{time.Since(t0), ready}, err
 	}
-	var idle []time.Duration
 	for round := 0; round < 2; round++ { // round 0 warms caches and plans
 		for _, q := range queries {
 			s, err := ask(q)
 			if err != nil {
-				return fmt.Errorf("idle query %q: %w", q, err)
+				return r, fmt.Errorf("idle query %q: %w", q, err)
 			}
 			if round == 1 {
-				idle = append(idle, s.d)
+				r.idle = append(r.idle, s.d)
 			}
 		}
 	}
@@ -111,10 +168,9 @@ func benchImportQuery(ctx context.Context, env *benchEnv) error {
 	done := make(chan result, 1)
 	start := time.Now()
 	go func() {
-		sum, err := ingest.ImportDir(ctx, b, filepath.Join(dir, "incoming"), ingest.Options{Source: "incoming"})
+		sum, err := ingest.ImportDir(ctx, b, filepath.Join(dir, "incoming"), ingest.Options{Source: "incoming", KeepPriority: !lowered})
 		done <- result{sum, err}
 	}()
-	var during []sample
 	var res result
 loop:
 	for i := 0; ; i++ {
@@ -125,42 +181,24 @@ loop:
 		}
 		s, err := ask(queries[i%len(queries)])
 		if err != nil {
-			return fmt.Errorf("query during the import: %w", err)
+			return r, fmt.Errorf("query during the import: %w", err)
 		}
-		during = append(during, s)
-	}
-	importTime := time.Since(start)
-	if res.err != nil {
-		return fmt.Errorf("importing %d pages: %w", incoming, res.err)
-	}
-	if res.sum.Added != incoming {
-		return fmt.Errorf("the import added %d pages, want %d (failures: %v)", res.sum.Added, incoming, res.sum.Failures)
-	}
-
-	var all, keywordOnly []time.Duration
-	over1s := 0
-	for _, s := range during {
-		all = append(all, s.d)
+		r.during = append(r.during, s.d)
 		if !s.vector {
-			keywordOnly = append(keywordOnly, s.d)
+			r.keywordOnly++
 		}
 		if s.d > time.Second {
-			over1s++
+			r.over1s++
 		}
 	}
-	slices.Sort(idle)
-	slices.Sort(all)
-	slices.Sort(keywordOnly)
-	fmt.Fprintf(env.out, "## brain.query during a bulk import\n\n%d pages in source existing, %d known-item queries; "+
-		"importing %d pages into source incoming took %.0fs; one connection, one query at a time\n\n",
-		existing, len(queries), incoming, importTime.Seconds())
-	fmt.Fprintln(env.out, "| when | queries | p50 ms | p99 ms | over 1 s |")
-	fmt.Fprintln(env.out, "|---|---:|---:|---:|---:|")
-	fmt.Fprintf(env.out, "| idle | %d | %.2f | %.2f | 0 |\n", len(idle), pct(idle, 50), pct(idle, 99))
-	fmt.Fprintf(env.out, "| during the import | %d | %.2f | %.2f | %d |\n", len(all), pct(all, 50), pct(all, 99), over1s)
-	fmt.Fprintf(env.out, "| of which keyword-only (index suspended or rebuilding) | %d | %.2f | %.2f | |\n",
-		len(keywordOnly), pct(keywordOnly, 50), pct(keywordOnly, 99))
-	fmt.Fprintf(env.out, "\nduring / idle: p50 %.2f, p99 %.2f (goal: p50 <= 3)\n\n",
-		pct(all, 50)/pct(idle, 50), pct(all, 99)/pct(idle, 99))
-	return nil
+	r.importTime = time.Since(start)
+	if res.err != nil {
+		return r, fmt.Errorf("importing %d pages: %w", incoming, res.err)
+	}
+	if res.sum.Added != incoming {
+		return r, fmt.Errorf("the import added %d pages, want %d (failures: %v)", res.sum.Added, incoming, res.sum.Failures)
+	}
+	slices.Sort(r.idle)
+	slices.Sort(r.during)
+	return r, nil
 }

@@ -61,6 +61,9 @@ type benchEnv struct {
 	scale []int  // brain sizes in pages for the scale suite (-scale)
 	keep  bool   // leave the scale suite's brains in place (-keep)
 	reuse bool   // time kept scale brains instead of importing again (-reuse)
+	// nice is the importquery suite's import priority: on (lowered, the
+	// default), off (--no-nice) or both, side by side (-nice).
+	nice string
 	// forget stops a database from being dropped after its suite (-keep).
 	forget func(name string)
 	// newDatabase returns the URL of a fresh, migrated database.
@@ -84,6 +87,7 @@ func main() {
 	scale := flag.String("scale", "20000,200000", "brain sizes in pages for the scale suite (comma-separated; make bench-large adds 1000000)")
 	keep := flag.Bool("keep", false, "scale suite: leave its brains in place (database pgbrain_bench_scale_N; useful with TEST_DATABASE_URL)")
 	reuse := flag.Bool("reuse", false, "scale suite: time the brains a -keep run left instead of importing again")
+	niceMode := flag.String("nice", "on", "importquery suite: import at lowered CPU priority (on), at the usual one (off), or both side by side (both)")
 	flag.Parse()
 	var sizes []int
 	for _, f := range strings.Split(*scale, ",") {
@@ -94,9 +98,13 @@ func main() {
 		}
 		sizes = append(sizes, n)
 	}
+	if *niceMode != "on" && *niceMode != "off" && *niceMode != "both" {
+		fmt.Fprintf(os.Stderr, "bench: -nice %q: want on, off or both\n", *niceMode)
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, *only, *pages, *quick, *slow, runOptions{scale: sizes, keep: *keep, reuse: *reuse}); err != nil {
+	if err := run(ctx, *only, *pages, *quick, *slow, runOptions{scale: sizes, keep: *keep, reuse: *reuse, nice: *niceMode}); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -106,6 +114,7 @@ func main() {
 type runOptions struct {
 	scale       []int
 	keep, reuse bool
+	nice        string
 }
 
 func run(ctx context.Context, only string, pages int, quick, slow bool, o runOptions) error {
@@ -128,7 +137,7 @@ func run(ctx context.Context, only string, pages int, quick, slow bool, o runOpt
 	}
 	var created []string // by the running suite
 	env := &benchEnv{out: os.Stdout, admin: admin, pages: pages, quick: quick,
-		scale: o.scale, keep: o.keep, reuse: o.reuse,
+		scale: o.scale, keep: o.keep, reuse: o.reuse, nice: o.nice,
 		newDatabase: func(ctx context.Context, name string) (string, error) {
 			created = append(created, name)
 			return testdb.CreateMigrated(ctx, admin, name, testdb.Options{})
