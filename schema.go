@@ -2,7 +2,7 @@
 // functions and views in functions/, triggers in triggers/. The Go client in
 // client/ installs them; see client/migrate. longmemeval/ holds the SQL that
 // turns a LongMemEval scratch brain into its benchmark shape
-// (client/longmemeval); it never runs in a user's brain.
+// (internal/longmemeval); it never runs in a user's brain.
 package pgbrain
 
 import "embed"

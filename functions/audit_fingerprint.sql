@@ -7,7 +7,7 @@
 -- where F is brain.audit_field and the categories are normalised (sorted,
 -- distinct). Structural metadata only: no query text, page content or ids,
 -- so it can leave the database (as the OTel gen_ai.tool.call.id) safely.
--- client/audit.Fingerprint computes the same value in Go.
+-- internal/audit.Fingerprint computes the same value in Go.
 CREATE OR REPLACE FUNCTION brain.audit_fingerprint(
 	tool text, status text, refusal_reason text, pii_categories text[], cost_class text)
 RETURNS text

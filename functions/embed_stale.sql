@@ -2,7 +2,7 @@
 -- local embedder and returns how many it filled. Only meaningful when the
 -- brain's embedder is 'local'; remote embedders are filled by the client.
 -- brain.reset_embeddings(), which cleared every vector at once, is dropped:
--- `embed --all` now swaps vectors page batch by page batch (client/embed/refresh).
+-- `embed --all` now swaps vectors page batch by page batch (internal/embed/refresh).
 -- brain.embed_local_refresh(): rewrites every stored vector that differs from
 -- what brain.embed_tsvector() gives for its chunk today, and returns how many
 -- it rewrote; rows that already agree are not touched. Run after a change to

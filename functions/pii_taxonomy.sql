@@ -2,7 +2,7 @@
 -- migrations install it; change it only in a new migration (docs/migrations.md).
 -- brain.pii_taxonomy(): the closed, twelve-name PII taxonomy, sorted (C
 -- collation). CHECK constraints on brain.audit_log and brain.page_pii use it,
--- so no other name can ever be stored; the names match client/pii.
+-- so no other name can ever be stored; the names match internal/pii.
 CREATE OR REPLACE FUNCTION brain.pii_taxonomy() RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC

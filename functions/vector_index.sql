@@ -8,7 +8,7 @@
 -- keyword-only (brain.vector_search answers nothing rather than scanning
 -- every vector). Both are idempotent. `pgbrain import` does not call these:
 -- it records the suspension in brain.vector_index_state and rebuilds with
--- CREATE INDEX CONCURRENTLY (client/ingest/index.go), which a function
+-- CREATE INDEX CONCURRENTLY (internal/ingest/index.go), which a function
 -- cannot run; from psql, after suspend(), prefer
 --   CREATE INDEX CONCURRENTLY IF NOT EXISTS chunks_embedding_hnsw
 --     ON brain.chunks USING hnsw (embedding vector_cosine_ops);

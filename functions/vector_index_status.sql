@@ -13,7 +13,7 @@
 --                (brain.vector_scan = 'exact', which only a brain of a few
 --                hundred chunks should set, such as LongMemEval's scratch
 --                brain): vector search scans every vector.
--- The state rows are written by the importing client (client/ingest/index.go);
+-- The state rows are written by the importing client (internal/ingest/index.go);
 -- whether the command that wrote one still runs is known to the client,
 -- through an advisory lock, not here: a row whose command crashed still
 -- reads 'suspended' or 'rebuilding' until `pgbrain doctor --fix` or the next

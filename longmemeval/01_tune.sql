@@ -1,4 +1,4 @@
--- Runs once in a new LongMemEval scratch brain (client/longmemeval), never
+-- Runs once in a new LongMemEval scratch brain (internal/longmemeval), never
 -- in a user's brain: what a scratch brain holds is thrown away after the
 -- run, and a question's haystack is a few hundred chunks.
 --

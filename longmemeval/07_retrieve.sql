@@ -1,5 +1,5 @@
 -- Session retrieval for LongMemEval questions, installed in schema
--- longmemeval of a scratch brain (after 01-06 here, by client/longmemeval.NewScratch). A session is
+-- longmemeval of a scratch brain (after 01-06 here, by internal/longmemeval.NewScratch). A session is
 -- one page; its chunks together are one BM25 document.
 
 -- longmemeval.question_parts(q): the parts of a question that lists several

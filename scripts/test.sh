@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 # detector, which needs cgo (a C compiler). They run once, with -race, beside
 # the other packages rather than a second time after them: most of a test's
 # time is spent in PostgreSQL, which the detector does not slow down.
-race_pkgs=(./client/ingest ./client/audit ./client/mcpserver ./client/capture ./client/longmemeval ./client/crossmodal)
+race_pkgs=(./internal/ingest ./internal/audit ./internal/mcpserver ./internal/capture ./internal/longmemeval ./internal/crossmodal)
 all_tests() {
 	if [ "$(go env CGO_ENABLED)" != 1 ]; then
 		echo "test: no C compiler, so the race detector is left out (apt-get install gcc adds it)" >&2

@@ -26,9 +26,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	pgbrain "github.com/pgbrain/pgbrain"
-	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/migrate"
-	"github.com/pgbrain/pgbrain/client/pgcluster"
+	"github.com/pgbrain/pgbrain/internal/pgcluster"
 )
 
 // Options select the brain a test gets.
@@ -66,29 +65,11 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
-// Cluster describes the ephemeral test cluster under dir without starting it.
-func Cluster(dir string) (*pgcluster.Cluster, error) {
-	return pgcluster.New(pgcluster.Options{
-		Home:     dir,
-		Database: "postgres",
-		Profile:  pgcluster.Ephemeral,
-		BinDir:   os.Getenv("PGBRAIN_PG_BIN"),
-		Owner:    os.Getenv("PGBRAIN_CLUSTER_USER"),
-	})
-}
-
-// StartCluster starts an ephemeral cluster under dir and returns its admin URL.
-func StartCluster(ctx context.Context, dir string) (*pgcluster.Cluster, string, error) {
-	c, err := Cluster(dir)
-	if err != nil {
-		return nil, "", err
-	}
-	u, err := c.Ensure(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	return c, u, nil
-}
+// Server returns the admin URL of the server the tests of this binary share:
+// TEST_DATABASE_URL when set, otherwise a private ephemeral cluster started
+// on first use (removed at exit when the binary runs through Main). Use it
+// with CreateMigrated where no testing.TB is at hand.
+func Server(ctx context.Context) (string, error) { return adminURL(ctx) }
 
 func adminURL(ctx context.Context) (string, error) {
 	server.once.Do(func() {
@@ -102,7 +83,7 @@ func adminURL(ctx context.Context) (string, error) {
 			return
 		}
 		server.home = dir
-		server.cluster, server.url, server.err = StartCluster(ctx, dir)
+		server.cluster, server.url, server.err = pgcluster.StartForTests(ctx, dir)
 	})
 	return server.url, server.err
 }
@@ -201,20 +182,6 @@ func CreateMigrated(ctx context.Context, admin, name string, o Options) (string,
 		return "", err
 	}
 	return withDatabase(admin, name)
-}
-
-// Open returns an open brain on a fresh database for t, closed at cleanup.
-func Open(t testing.TB, opts ...Options) *brain.Brain {
-	t.Helper()
-	u := New(t, opts...)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	b, err := brain.Open(ctx, u)
-	if err != nil {
-		t.Fatalf("testdb: opening brain: %v", err)
-	}
-	t.Cleanup(b.Close)
-	return b
 }
 
 // templateName hashes every embedded SQL file and the options, so any SQL

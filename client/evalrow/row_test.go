@@ -9,11 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pgbrain/pgbrain/client/capture"
-	"github.com/pgbrain/pgbrain/client/evalconfig"
 	"github.com/pgbrain/pgbrain/client/evalrow"
-	"github.com/pgbrain/pgbrain/client/export"
-	"github.com/pgbrain/pgbrain/client/search"
+	"github.com/pgbrain/pgbrain/internal/capture"
+	"github.com/pgbrain/pgbrain/internal/dbtest"
+	"github.com/pgbrain/pgbrain/internal/evalconfig"
+	"github.com/pgbrain/pgbrain/internal/export"
+	"github.com/pgbrain/pgbrain/internal/search"
 	"github.com/pgbrain/pgbrain/testdb"
 )
 
@@ -65,7 +66,7 @@ func keys(t *testing.T, line []byte) []string {
 // SQL writes and Row does not carry (or the reverse) fails here.
 func TestExportKeysAreRowFields(t *testing.T) {
 	t.Parallel()
-	b := testdb.Open(t)
+	b := dbtest.Open(t)
 	ctx := context.Background()
 	rec := capture.New(b.Pool, evalconfig.Settings{Capture: true, ScrubPII: false}, t.TempDir(), nil)
 	// Every nullable field set on the query row, every one null on the search

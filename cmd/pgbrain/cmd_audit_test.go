@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pgbrain/pgbrain/client/audit"
+	"github.com/pgbrain/pgbrain/internal/audit"
 	"github.com/pgbrain/pgbrain/testdb"
 )
 

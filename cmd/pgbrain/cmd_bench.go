@@ -8,8 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pgbrain/pgbrain/client/baseline"
-	"github.com/pgbrain/pgbrain/client/eval"
+	"github.com/pgbrain/pgbrain/internal/baseline"
+	"github.com/pgbrain/pgbrain/internal/eval"
 )
 
 // benchCommand publishes baselines for the regression gate.

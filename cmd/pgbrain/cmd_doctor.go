@@ -10,12 +10,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pgbrain/pgbrain/client/audit"
-	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/capture"
-	"github.com/pgbrain/pgbrain/client/doctor"
-	"github.com/pgbrain/pgbrain/client/embed/refresh"
-	"github.com/pgbrain/pgbrain/client/evalconfig"
+	"github.com/pgbrain/pgbrain/internal/audit"
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/capture"
+	"github.com/pgbrain/pgbrain/internal/doctor"
+	"github.com/pgbrain/pgbrain/internal/embed/refresh"
+	"github.com/pgbrain/pgbrain/internal/evalconfig"
 )
 
 func doctorCommand() *cli.Command {

@@ -7,11 +7,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/embed"
-	"github.com/pgbrain/pgbrain/client/embed/refresh"
-	"github.com/pgbrain/pgbrain/client/ingest"
-	"github.com/pgbrain/pgbrain/client/nice"
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/embed"
+	"github.com/pgbrain/pgbrain/internal/embed/refresh"
+	"github.com/pgbrain/pgbrain/internal/ingest"
+	"github.com/pgbrain/pgbrain/internal/nice"
 )
 
 func embedCommand() *cli.Command {
@@ -40,7 +40,7 @@ func embedCommand() *cli.Command {
 					return err
 				}
 				// The embedding (in the server, for the local embedder) yields
-				// the CPU to other sessions' queries (client/nice).
+				// the CPU to other sessions' queries (internal/nice).
 				rb := b
 				if !c.Bool("no-nice") {
 					low, err := nice.Brain(ctx, b, nil)

@@ -10,14 +10,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pgbrain/pgbrain/client/baseline"
-	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/budget"
-	"github.com/pgbrain/pgbrain/client/eval"
-	"github.com/pgbrain/pgbrain/client/expand"
-	"github.com/pgbrain/pgbrain/client/progress"
-	"github.com/pgbrain/pgbrain/client/replay"
-	"github.com/pgbrain/pgbrain/client/search"
+	"github.com/pgbrain/pgbrain/internal/baseline"
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/budget"
+	"github.com/pgbrain/pgbrain/internal/eval"
+	"github.com/pgbrain/pgbrain/internal/expand"
+	"github.com/pgbrain/pgbrain/internal/progress"
+	"github.com/pgbrain/pgbrain/internal/replay"
+	"github.com/pgbrain/pgbrain/internal/search"
 )
 
 func evalCommand() *cli.Command {

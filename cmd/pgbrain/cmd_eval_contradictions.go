@@ -10,13 +10,13 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pgbrain/pgbrain/client/atomicfile"
-	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/budget"
-	"github.com/pgbrain/pgbrain/client/contradictions"
-	"github.com/pgbrain/pgbrain/client/openai"
-	"github.com/pgbrain/pgbrain/client/progress"
-	"github.com/pgbrain/pgbrain/client/search"
+	"github.com/pgbrain/pgbrain/internal/atomicfile"
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/budget"
+	"github.com/pgbrain/pgbrain/internal/contradictions"
+	"github.com/pgbrain/pgbrain/internal/openai"
+	"github.com/pgbrain/pgbrain/internal/progress"
+	"github.com/pgbrain/pgbrain/internal/search"
 )
 
 // probeChat is the chat model of PGBRAIN_CHAT_*, metered, with replies

@@ -9,10 +9,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pgbrain/pgbrain/client/budget"
-	"github.com/pgbrain/pgbrain/client/crossmodal"
-	"github.com/pgbrain/pgbrain/client/openai"
-	"github.com/pgbrain/pgbrain/client/progress"
+	"github.com/pgbrain/pgbrain/internal/budget"
+	"github.com/pgbrain/pgbrain/internal/crossmodal"
+	"github.com/pgbrain/pgbrain/internal/openai"
+	"github.com/pgbrain/pgbrain/internal/progress"
 )
 
 func evalCrossModalCommand() *cli.Command {

@@ -11,11 +11,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pgbrain/pgbrain/client/baseline"
-	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/eval"
-	"github.com/pgbrain/pgbrain/client/replay"
-	"github.com/pgbrain/pgbrain/client/search"
+	"github.com/pgbrain/pgbrain/internal/baseline"
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/eval"
+	"github.com/pgbrain/pgbrain/internal/replay"
+	"github.com/pgbrain/pgbrain/internal/search"
 )
 
 // thresholdFlags maps each --threshold-NAME flag to its threshold name.

@@ -11,12 +11,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pgbrain/pgbrain/client/atomicfile"
-	"github.com/pgbrain/pgbrain/client/expand"
-	"github.com/pgbrain/pgbrain/client/longmemeval"
-	"github.com/pgbrain/pgbrain/client/openai"
-	"github.com/pgbrain/pgbrain/client/progress"
-	"github.com/pgbrain/pgbrain/client/search"
+	"github.com/pgbrain/pgbrain/internal/atomicfile"
+	"github.com/pgbrain/pgbrain/internal/expand"
+	"github.com/pgbrain/pgbrain/internal/longmemeval"
+	"github.com/pgbrain/pgbrain/internal/openai"
+	"github.com/pgbrain/pgbrain/internal/progress"
+	"github.com/pgbrain/pgbrain/internal/search"
 )
 
 func evalLongMemEvalCommand() *cli.Command {

@@ -22,7 +22,7 @@ import (
 	"github.com/pgbrain/pgbrain/testdb"
 )
 
-const lmeFixture = "../../client/longmemeval/testdata/mini.json"
+const lmeFixture = "../../internal/longmemeval/testdata/mini.json"
 
 // lmeLine is one output line: a question row or the summary.
 type lmeLine struct {

@@ -10,12 +10,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pgbrain/pgbrain/client/budget"
-	"github.com/pgbrain/pgbrain/client/crossmodal"
-	"github.com/pgbrain/pgbrain/client/evalconfig"
-	"github.com/pgbrain/pgbrain/client/longmemeval"
-	"github.com/pgbrain/pgbrain/client/nightly"
-	"github.com/pgbrain/pgbrain/client/openai"
+	"github.com/pgbrain/pgbrain/internal/budget"
+	"github.com/pgbrain/pgbrain/internal/crossmodal"
+	"github.com/pgbrain/pgbrain/internal/evalconfig"
+	"github.com/pgbrain/pgbrain/internal/longmemeval"
+	"github.com/pgbrain/pgbrain/internal/nightly"
+	"github.com/pgbrain/pgbrain/internal/openai"
 	"github.com/pgbrain/pgbrain/sample"
 )
 

@@ -8,9 +8,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/eval"
-	"github.com/pgbrain/pgbrain/client/search"
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/eval"
+	"github.com/pgbrain/pgbrain/internal/search"
 )
 
 func evalQrelsCommand() *cli.Command {

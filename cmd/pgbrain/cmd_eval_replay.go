@@ -9,10 +9,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pgbrain/pgbrain/client/baseline"
-	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/budget"
-	"github.com/pgbrain/pgbrain/client/replay"
+	"github.com/pgbrain/pgbrain/internal/baseline"
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/budget"
+	"github.com/pgbrain/pgbrain/internal/replay"
 )
 
 func evalReplayCommand() *cli.Command {

@@ -8,9 +8,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/embed"
-	"github.com/pgbrain/pgbrain/client/ingest"
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/embed"
+	"github.com/pgbrain/pgbrain/internal/ingest"
 )
 
 func importCommand() *cli.Command {
@@ -76,7 +76,7 @@ func importCommand() *cli.Command {
 
 // noNiceFlag keeps a bulk command's server processes at their usual CPU
 // priority; by default they run at nice 10 when the server is on this
-// machine (client/nice).
+// machine (internal/nice).
 var noNiceFlag = &cli.BoolFlag{Name: "no-nice", Usage: "keep the server processes doing this work at their usual CPU priority (by default they run at nice 10 when the server is on this machine, so queries of other sessions go first)"}
 
 // maxImportWriters bounds --writers: past a few writers they mostly wait on

@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/pgbrain/pgbrain/client/markdown"
+	"github.com/pgbrain/pgbrain/internal/markdown"
 	"github.com/pgbrain/pgbrain/testdb"
 )
 

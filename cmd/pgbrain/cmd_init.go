@@ -5,8 +5,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pgbrain/pgbrain/client/brain"
 	"github.com/pgbrain/pgbrain/client/migrate"
+	"github.com/pgbrain/pgbrain/internal/brain"
 )
 
 func initCommand() *cli.Command {

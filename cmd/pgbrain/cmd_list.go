@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pgbrain/pgbrain/client/brain"
+	"github.com/pgbrain/pgbrain/internal/brain"
 )
 
 func listCommand() *cli.Command {

@@ -8,9 +8,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/classify"
-	"github.com/pgbrain/pgbrain/client/pii"
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/classify"
+	"github.com/pgbrain/pgbrain/internal/pii"
 )
 
 func piiCommand() *cli.Command {

@@ -14,8 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/pgbrain/pgbrain/client/nightly"
-	"github.com/pgbrain/pgbrain/client/openai/openaitest"
+	"github.com/pgbrain/pgbrain/internal/nightly"
+	"github.com/pgbrain/pgbrain/internal/openai/openaitest"
 	"github.com/pgbrain/pgbrain/testdb"
 )
 
@@ -35,7 +35,7 @@ func chatEnv(t *testing.T, url, model string) {
 }
 
 // contradictionJudge flags the contradictions seeded in
-// client/contradictions/testdata/brain.
+// internal/contradictions/testdata/brain.
 func contradictionJudge(r openaitest.Request) openaitest.Reply {
 	u := r.User()
 	for _, s := range [][3]string{{"founded Widget Co in 2019", "founded in 2017", "high"}, {"still runs the company", "stepped down", "high"}, {"$2M", "$5M", "medium"}} {
@@ -49,7 +49,7 @@ func contradictionJudge(r openaitest.Request) openaitest.Reply {
 func TestSuspectedContradictionsCommand(t *testing.T) {
 	url := testdb.New(t)
 	home := t.TempDir()
-	if _, errOut, code := pgbrain(t, url, "", "import", "../../client/contradictions/testdata/brain"); code != 0 {
+	if _, errOut, code := pgbrain(t, url, "", "import", "../../internal/contradictions/testdata/brain"); code != 0 {
 		t.Fatalf("import: %s", errOut)
 	}
 	queries := filepath.Join(t.TempDir(), "queries.jsonl")

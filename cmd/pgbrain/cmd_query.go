@@ -7,12 +7,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/budget"
-	"github.com/pgbrain/pgbrain/client/capture"
-	"github.com/pgbrain/pgbrain/client/expand"
-	"github.com/pgbrain/pgbrain/client/scrub"
-	"github.com/pgbrain/pgbrain/client/search"
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/budget"
+	"github.com/pgbrain/pgbrain/internal/capture"
+	"github.com/pgbrain/pgbrain/internal/expand"
+	"github.com/pgbrain/pgbrain/internal/scrub"
+	"github.com/pgbrain/pgbrain/internal/search"
 )
 
 func queryCommand() *cli.Command {

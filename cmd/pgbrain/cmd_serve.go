@@ -11,17 +11,17 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pgbrain/pgbrain/client/audit"
-	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/budget"
-	"github.com/pgbrain/pgbrain/client/capture"
-	"github.com/pgbrain/pgbrain/client/events"
-	"github.com/pgbrain/pgbrain/client/expand"
-	"github.com/pgbrain/pgbrain/client/mcpserver"
-	"github.com/pgbrain/pgbrain/client/refusal"
-	"github.com/pgbrain/pgbrain/client/scrub"
-	"github.com/pgbrain/pgbrain/client/telemetry"
-	"github.com/pgbrain/pgbrain/client/tokens"
+	"github.com/pgbrain/pgbrain/internal/audit"
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/budget"
+	"github.com/pgbrain/pgbrain/internal/capture"
+	"github.com/pgbrain/pgbrain/internal/events"
+	"github.com/pgbrain/pgbrain/internal/expand"
+	"github.com/pgbrain/pgbrain/internal/mcpserver"
+	"github.com/pgbrain/pgbrain/internal/refusal"
+	"github.com/pgbrain/pgbrain/internal/scrub"
+	"github.com/pgbrain/pgbrain/internal/telemetry"
+	"github.com/pgbrain/pgbrain/internal/tokens"
 )
 
 var eventsPathFlag = &cli.StringFlag{

@@ -16,8 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/pgbrain/pgbrain/client/events"
-	"github.com/pgbrain/pgbrain/client/pii"
+	"github.com/pgbrain/pgbrain/internal/events"
+	"github.com/pgbrain/pgbrain/internal/pii"
 	"github.com/pgbrain/pgbrain/testdb"
 )
 

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 
-	"github.com/pgbrain/pgbrain/client/brain"
+	"github.com/pgbrain/pgbrain/internal/brain"
 	"github.com/urfave/cli/v2"
 )
 

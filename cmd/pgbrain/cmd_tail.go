@@ -7,8 +7,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pgbrain/pgbrain/client/events"
-	"github.com/pgbrain/pgbrain/client/tail"
+	"github.com/pgbrain/pgbrain/internal/events"
+	"github.com/pgbrain/pgbrain/internal/tail"
 )
 
 func tailCommand() *cli.Command {

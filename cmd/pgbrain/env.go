@@ -9,13 +9,13 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/embed"
-	"github.com/pgbrain/pgbrain/client/ingest"
 	"github.com/pgbrain/pgbrain/client/migrate"
-	"github.com/pgbrain/pgbrain/client/openai"
-	"github.com/pgbrain/pgbrain/client/pgcluster"
-	"github.com/pgbrain/pgbrain/client/progress"
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/embed"
+	"github.com/pgbrain/pgbrain/internal/ingest"
+	"github.com/pgbrain/pgbrain/internal/openai"
+	"github.com/pgbrain/pgbrain/internal/pgcluster"
+	"github.com/pgbrain/pgbrain/internal/progress"
 )
 
 // homeDir resolves --home / $PGBRAIN_HOME, default ~/.pgbrain.
@@ -163,7 +163,7 @@ func clientEmbedder(b *brain.Brain) (embed.Embedder, error) {
 }
 
 // restoreIndex rebuilds a vector index that a crashed command left
-// suspended, before a command writes vectors (see client/ingest/index.go).
+// suspended, before a command writes vectors (see internal/ingest/index.go).
 // A running import that owns the index is left to rebuild it itself.
 func restoreIndex(c *cli.Context, b *brain.Brain) error {
 	rebuilt, err := ingest.RestoreIndex(c.Context, b)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pgbrain/pgbrain/client/scrub"
+	"github.com/pgbrain/pgbrain/internal/scrub"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".

@@ -14,7 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pgbrain/pgbrain/client/audit"
+	"github.com/pgbrain/pgbrain/internal/audit"
 	"github.com/pgbrain/pgbrain/testdb"
 )
 

@@ -10,11 +10,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/budget"
-	"github.com/pgbrain/pgbrain/client/embed"
-	"github.com/pgbrain/pgbrain/client/expand"
-	"github.com/pgbrain/pgbrain/client/openai"
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/budget"
+	"github.com/pgbrain/pgbrain/internal/embed"
+	"github.com/pgbrain/pgbrain/internal/expand"
+	"github.com/pgbrain/pgbrain/internal/openai"
 )
 
 // newMeter returns a meter pricing with $PGBRAIN_HOME/config.json's table.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/search"
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/search"
 )
 
 // TestReaderRanksAsTheOwner runs every query of sample/qrels.json over the

@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pgbrain/pgbrain/client/brain"
+	"github.com/pgbrain/pgbrain/internal/brain"
 )
 
 // roleTracker is SQL that makes the test database record which roles read
@@ -35,7 +35,7 @@ const serveRequests = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"
 // requires the server to have seen it as the role docs/security.md names
 // ("How the CLI uses them"), and nothing else: a command that ran as the
 // owner (no SET ROLE) or as a wider role fails here. TestRolesLeastPrivilege
-// (client/brain) holds each role to what it may do.
+// (internal/brain) holds each role to what it may do.
 func TestRolesLeastPrivilegeOfEachCommand(t *testing.T) {
 	t.Parallel()
 	b := tinyBrain(t)

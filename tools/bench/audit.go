@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/pgbrain/pgbrain/client/audit"
+	"github.com/pgbrain/pgbrain/internal/audit"
 )
 
 // benchAudit measures what the audit log adds per tool call (one serve

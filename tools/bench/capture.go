@@ -6,10 +6,10 @@ import (
 	"os"
 	"time"
 
-	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/capture"
-	"github.com/pgbrain/pgbrain/client/evalconfig"
-	"github.com/pgbrain/pgbrain/client/search"
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/capture"
+	"github.com/pgbrain/pgbrain/internal/evalconfig"
+	"github.com/pgbrain/pgbrain/internal/search"
 )
 
 // benchCapture measures what eval capture adds to an operation's visible

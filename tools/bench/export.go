@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/export"
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/export"
 )
 
 // benchExport measures the streaming eval export (what `pgbrain eval export`

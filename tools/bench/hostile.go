@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/pgbrain/pgbrain/client/linearity"
-	"github.com/pgbrain/pgbrain/client/pii"
-	"github.com/pgbrain/pgbrain/client/scrub"
+	"github.com/pgbrain/pgbrain/internal/linearity"
+	"github.com/pgbrain/pgbrain/internal/pii"
+	"github.com/pgbrain/pgbrain/internal/scrub"
 )
 
 // hostileBudget is the bound on scrubbing or classifying 100 KB of hostile

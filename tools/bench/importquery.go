@@ -9,8 +9,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/ingest"
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/ingest"
 )
 
 // benchImportQuery measures brain.query on an existing source while a bulk
@@ -22,7 +22,7 @@ import (
 // ~900,000 vectors alone ran for more than 45 minutes on a loaded 2-core
 // machine with maintenance_work_mem 256MB; -quick takes about 2 minutes.
 // -nice both runs it twice, the import's server processes at their usual
-// priority and then lowered (client/nice), each in a database of its own.
+// priority and then lowered (internal/nice), each in a database of its own.
 func benchImportQuery(ctx context.Context, env *benchEnv) error {
 	existing, incoming, nq := env.pages, 10*env.pages, 300
 	if env.quick {

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/longmemeval"
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/longmemeval"
 )
 
 // benchLongMemEval measures the per-question time of a LongMemEval run as
@@ -45,7 +45,7 @@ func benchLongMemEval(ctx context.Context, env *benchEnv) (err error) {
 		}
 	}()
 
-	fixturePath := "client/longmemeval/testdata/mini.json"
+	fixturePath := "internal/longmemeval/testdata/mini.json"
 	fixture, err := longmemeval.ReadFile(fixturePath)
 	if err != nil {
 		return fmt.Errorf("reading the fixture (run from the repository root): %w", err)

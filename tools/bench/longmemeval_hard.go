@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/longmemeval"
-	"github.com/pgbrain/pgbrain/tools/aptfolder"
-	"github.com/pgbrain/pgbrain/tools/memsets"
+	"github.com/pgbrain/pgbrain/internal/aptfolder"
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/longmemeval"
+	"github.com/pgbrain/pgbrain/internal/memsets"
 )
 
 // benchLongMemEvalHard compares the session retrieval methods on question

@@ -20,8 +20,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/pgcluster"
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/pgcluster"
 	"github.com/pgbrain/pgbrain/testdb"
 )
 
@@ -126,7 +126,7 @@ func run(ctx context.Context, only string, pages int, quick, slow bool, o runOpt
 		}
 		defer os.RemoveAll(dir)
 		var c *pgcluster.Cluster
-		c, admin, err = testdb.StartCluster(ctx, dir)
+		c, admin, err = pgcluster.StartForTests(ctx, dir)
 		if err != nil {
 			return err
 		}

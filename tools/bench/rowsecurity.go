@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/search"
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/search"
 )
 
 // benchRowSecurity measures what row security and bounded queries cost on

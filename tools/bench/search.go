@@ -10,9 +10,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/ingest"
-	"github.com/pgbrain/pgbrain/client/search"
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/ingest"
+	"github.com/pgbrain/pgbrain/internal/search"
 )
 
 // benchSearch measures keyword-only, vector-only and hybrid search through

@@ -18,10 +18,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/pgbrain/pgbrain/client/brain"
-	"github.com/pgbrain/pgbrain/client/events"
-	"github.com/pgbrain/pgbrain/client/ingest"
-	"github.com/pgbrain/pgbrain/client/markdown"
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/events"
+	"github.com/pgbrain/pgbrain/internal/ingest"
+	"github.com/pgbrain/pgbrain/internal/markdown"
 )
 
 // benchServe drives `pgbrain serve` end to end: several server processes,

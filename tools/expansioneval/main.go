@@ -42,10 +42,10 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/pgbrain/pgbrain/client/eval"
-	"github.com/pgbrain/pgbrain/client/expand"
-	"github.com/pgbrain/pgbrain/client/openai"
-	"github.com/pgbrain/pgbrain/client/search"
+	"github.com/pgbrain/pgbrain/internal/eval"
+	"github.com/pgbrain/pgbrain/internal/expand"
+	"github.com/pgbrain/pgbrain/internal/openai"
+	"github.com/pgbrain/pgbrain/internal/search"
 )
 
 const wordnetDir = "/usr/share/wordnet"

@@ -1,5 +1,5 @@
 // Command piidigest records what the PII detectors find on a large set of
-// real and hostile inputs, one digest per input, so a change to client/pii
+// real and hostile inputs, one digest per input, so a change to internal/pii
 // that must not change behaviour can be checked against the recording made
 // before it:
 //
@@ -9,8 +9,8 @@
 // The inputs are text nobody here wrote, read at run time: every line of the
 // long descriptions in `apt-cache dumpavail`, every text line of the manual
 // pages under /usr/share/man, and each manual page whole (up to 64 KB), plus
-// every string literal of client/pii's and client/scrub's tests, their fuzz
-// seed corpora, the hostile inputs of client/linearity, and each short
+// every string literal of internal/pii's and internal/scrub's tests, their fuzz
+// seed corpora, the hostile inputs of internal/linearity, and each short
 // literal repeated to 4 KB. For each input it records Find,
 // Classify, FindForRedaction, scrub.Scrub and FindKinds for three groups of
 // kinds (numbers alone, credentials alone, the tokens the number scanner
@@ -41,8 +41,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pgbrain/pgbrain/client/pii"
-	"github.com/pgbrain/pgbrain/client/scrub"
+	"github.com/pgbrain/pgbrain/internal/pii"
+	"github.com/pgbrain/pgbrain/internal/scrub"
 )
 
 func main() {
@@ -163,7 +163,7 @@ func inputs() ([]input, error) {
 	}
 	add("man", lines)
 	add("manpage", pages)
-	lits, err := testLiterals([]string{"client/pii", "client/scrub", "client/linearity"})
+	lits, err := testLiterals([]string{"internal/pii", "internal/scrub", "internal/linearity"})
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +257,7 @@ func testLiterals(dirs []string) ([]string, error) {
 	var out []string
 	for _, dir := range dirs {
 		files, _ := filepath.Glob(filepath.Join(dir, "*_test.go"))
-		if dir == "client/linearity" {
+		if dir == "internal/linearity" {
 			files = append(files, filepath.Join(dir, "linearity.go"))
 		}
 		if len(files) == 0 {

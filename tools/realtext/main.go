@@ -39,7 +39,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pgbrain/pgbrain/client/markdown"
+	"github.com/pgbrain/pgbrain/internal/markdown"
 )
 
 type doc struct {

@@ -22,8 +22,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/pgbrain/pgbrain/client/eval"
-	"github.com/pgbrain/pgbrain/client/search"
+	"github.com/pgbrain/pgbrain/internal/eval"
+	"github.com/pgbrain/pgbrain/internal/search"
 )
 
 func main() {

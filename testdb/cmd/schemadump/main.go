@@ -33,6 +33,7 @@ import (
 
 	pgbrain "github.com/pgbrain/pgbrain"
 	"github.com/pgbrain/pgbrain/client/migrate"
+	"github.com/pgbrain/pgbrain/internal/pgcluster"
 	"github.com/pgbrain/pgbrain/testdb"
 )
 
@@ -63,7 +64,7 @@ func run(version int, from, out string, release bool) error {
 		return err
 	}
 	defer os.RemoveAll(home)
-	cluster, admin, err := testdb.StartCluster(ctx, home)
+	cluster, admin, err := pgcluster.StartForTests(ctx, home)
 	if err != nil {
 		return err
 	}

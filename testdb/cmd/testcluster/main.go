@@ -11,7 +11,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/pgbrain/pgbrain/testdb"
+	"github.com/pgbrain/pgbrain/internal/pgcluster"
 )
 
 func main() {
@@ -22,7 +22,7 @@ func main() {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	if os.Args[1] == "start" {
-		_, url, err := testdb.StartCluster(ctx, os.Args[2])
+		_, url, err := pgcluster.StartForTests(ctx, os.Args[2])
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "testcluster: %v\n", err)
 			os.Exit(1)
@@ -30,7 +30,7 @@ func main() {
 		fmt.Println(url)
 		return
 	}
-	c, err := testdb.Cluster(os.Args[2])
+	c, err := pgcluster.ForTests(os.Args[2])
 	if err == nil {
 		err = c.Destroy(ctx)
 	}

@@ -1,0 +1,357 @@
+// Package ingest imports markdown into a brain: it walks a directory, parses
+// each file (internal/markdown), skips files whose content hash is unchanged,
+// and writes the rest in batches through COPY and brain.import_apply. A bad
+// file is reported with its reason and the rest of the import proceeds.
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/embed"
+	"github.com/pgbrain/pgbrain/internal/markdown"
+	"github.com/pgbrain/pgbrain/internal/nice"
+)
+
+// Options control an import.
+type Options struct {
+	Source string // brain.sources id; default "default"
+	// NoEmbed leaves new chunks without embeddings (stale) for a later
+	// `pgbrain embed --stale`.
+	NoEmbed bool
+	// Embedder computes vectors in the client (a remote provider). Nil means
+	// the brain's local embedder, which runs inside the database.
+	Embedder embed.Embedder
+	// Prune deletes pages of the source whose files are gone. It is
+	// skipped when the walk was incomplete, and refused when it would
+	// delete more than half of the source's pages unless Force is set.
+	Prune bool
+	// Force lets Prune delete more than half of the source's pages.
+	Force bool
+	// NoClassify skips PII classification, so pages get no brain.page_pii
+	// tags. Only for a brain that is never served, such as LongMemEval's
+	// scratch database: the refusal policy reads those tags.
+	NoClassify bool
+	// BatchPages is how many changed pages go into one transaction.
+	BatchPages int
+	// FixedBatches makes every batch BatchPages pages from the start,
+	// without the smaller batches at the start and end of a large import
+	// (batchPages); the bench sets it to show the difference.
+	FixedBatches bool
+	// Writers is how many connections apply batches at once; default
+	// DefaultWriters.
+	Writers int
+	// BulkThreshold is how many new files (and at least as many as are
+	// stored) make an import a bulk load. Default DefaultBulkThreshold.
+	BulkThreshold int
+	// KeepPriority leaves the import's server processes at their usual CPU
+	// priority. By default ImportDir lowers them to nice 10 (internal/nice)
+	// when the server runs on this machine, so that other sessions'
+	// queries get the CPU first while it runs.
+	KeepPriority bool
+	// LowerPriority, when set, replaces nice.Lower on each of ImportDir's
+	// connections; its error is ignored like nice.Lower's refusals.
+	LowerPriority func(ctx context.Context, c *pgx.Conn) error
+	// Progress, when set, is told how many files have been handled.
+	Progress func(done, total int)
+	Chunking markdown.ChunkOptions
+}
+
+// Failure names a file that was not imported and why.
+type Failure struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Summary is what an import did.
+type Summary struct {
+	Files     int       `json:"files"`
+	Added     int       `json:"added"`
+	Updated   int       `json:"updated"`
+	Unchanged int       `json:"unchanged"`
+	Failed    int       `json:"failed"`
+	Pruned    int       `json:"pruned"`
+	Chunks    int       `json:"chunks_written"`
+	Failures  []Failure `json:"failures"`
+	// Skipped names entries of the directory that were not walked or read
+	// (see walkDir); Collisions names files stored under a suffixed slug.
+	Skipped    []Skipped   `json:"skipped"`
+	Collisions []Collision `json:"collisions"`
+	// PruneSkipped says why a requested prune deleted nothing.
+	PruneSkipped string        `json:"prune_skipped,omitempty"`
+	Elapsed      time.Duration `json:"-"`
+}
+
+// DefaultBatchPages is how many pages a batch holds at most. Every batch
+// upserts the BM25 statistics of each distinct lexeme it holds once, so
+// fewer, larger batches cost the server less: on the bench's 20,000 pages,
+// 2,000 a batch used 8% less server CPU than 500 (docs/performance.md).
+const DefaultBatchPages = 2000
+
+// batchBytes also ends a batch, so that a folder of large files does not
+// hold thousands of them in memory at once (a few batches are in flight).
+const batchBytes = 32 << 20
+
+func (o *Options) defaults() {
+	if o.Source == "" {
+		o.Source = "default"
+	}
+	if o.BatchPages <= 0 {
+		o.BatchPages = DefaultBatchPages
+	}
+	if o.Writers <= 0 {
+		o.Writers = DefaultWriters()
+	}
+	if o.BulkThreshold <= 0 {
+		o.BulkThreshold = DefaultBulkThreshold
+	}
+}
+
+// ImportDir imports every .md file below dir.
+func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (sum Summary, err error) {
+	opts.defaults()
+	start := time.Now()
+	walked, err := walkDir(dir)
+	if err != nil {
+		return sum, err
+	}
+	if !opts.KeepPriority {
+		// Every connection of the import, the writers and the one that
+		// rebuilds the vector index, comes from this pool. Closed last,
+		// after the deferred index resume below.
+		low, err := nice.Brain(ctx, b, opts.LowerPriority)
+		if err != nil {
+			return sum, err
+		}
+		defer low.Pool.Close()
+		b = low
+	}
+	sum.Files, sum.Skipped = len(walked.files), walked.skipped
+	if err := checkSource(ctx, b, opts.Source); err != nil {
+		return sum, err
+	}
+	known, err := knownHashes(ctx, b, opts.Source)
+	if err != nil {
+		return sum, err
+	}
+	files, collisions := assignSlugs(walked.files, known)
+	sum.Collisions = collisions
+	// A load that at least doubles the brain builds the vector index once
+	// at the end instead of inserting every vector into it (index.go).
+	susp, err := prepareIndex(ctx, b, len(files)-len(known), opts)
+	if err != nil {
+		return sum, err
+	}
+	if susp != nil {
+		defer func() {
+			if rerr := susp.resume(context.WithoutCancel(ctx), b); rerr != nil && err == nil {
+				err = rerr
+			}
+		}()
+	}
+	seen, err := runPipeline(ctx, b, len(files), func(i int) fileResult {
+		return parseFile(files[i], known, opts)
+	}, func(i int) int64 { return files[i].size }, opts, &sum)
+	if err != nil {
+		return sum, err
+	}
+	if opts.Prune {
+		if walked.incomplete {
+			sum.PruneSkipped = "the walk was incomplete (see the skipped entries), so nothing was pruned"
+		} else if sum.Pruned, sum.PruneSkipped, err = prune(ctx, b, opts.Source, seen, opts.Force); err != nil {
+			return sum, err
+		}
+	}
+	sum.Elapsed = time.Since(start)
+	return sum, nil
+}
+
+// DefaultWriters is one writer per core, at most four: computing tsvectors
+// is most of a batch's cost and runs on the writer's server process, while
+// more writers mostly queue on the shared term statistics.
+func DefaultWriters() int { return max(1, min(runtime.GOMAXPROCS(0), 4)) }
+
+// DefaultBulkThreshold is the smallest import that suspends the vector index.
+const DefaultBulkThreshold = 1000
+
+// bulkLoad decides whether an import of newPages into a brain (every
+// source) of brainPages is large enough that rebuilding the HNSW index
+// beats inserting into it.
+func bulkLoad(newPages, brainPages int, opts Options) bool {
+	return !opts.NoEmbed && newPages >= opts.BulkThreshold && newPages >= brainPages
+}
+
+// PutPage stores one markdown document under slug, replacing what was there.
+// It reports whether the page was added, updated or unchanged.
+func PutPage(ctx context.Context, b *brain.Brain, slug string, data []byte, opts Options) (Summary, error) {
+	opts.defaults()
+	var sum Summary
+	if !markdown.ValidSlug(slug) {
+		return sum, invalidSlug(slug)
+	}
+	if err := checkSource(ctx, b, opts.Source); err != nil {
+		return sum, err
+	}
+	page, err := markdown.Parse(slug, data)
+	if err == nil {
+		err = checkLimits(page)
+	}
+	if err != nil {
+		return sum, fmt.Errorf("page %s: %w", slug, err)
+	}
+	p := prepare(slug, page, opts)
+	if err := writeBatch(ctx, b, opts, []parsed{p}, &sum); err != nil {
+		return sum, err
+	}
+	if sum.Failed > 0 {
+		return sum, fmt.Errorf("page %s: %s", slug, sum.Failures[0].Reason)
+	}
+	return sum, nil
+}
+
+// Doc is one in-memory markdown document for ImportDocs.
+type Doc struct {
+	Slug string
+	Data []byte
+}
+
+// ImportDocs stores in-memory documents the way ImportDir stores files,
+// through the same pipeline: unchanged ones are skipped, the rest are written
+// in batches of opts.BatchPages by opts.Writers connections, and a bad
+// document is named in the summary while the others land.
+func ImportDocs(ctx context.Context, b *brain.Brain, docs []Doc, opts Options) (Summary, error) {
+	opts.defaults()
+	return importItems(ctx, b, len(docs), opts, func(i int, known map[string]string) fileResult {
+		return parseDoc(docs[i], known, opts)
+	})
+}
+
+// Prepared is a set of in-memory documents parsed, chunked and classified
+// for ImportPrepared. Preparing needs no database, so it can run while the
+// database is busy with something else.
+type Prepared struct {
+	items []fileResult
+	opts  Options
+}
+
+// PrepareDocs parses docs on every core for a later ImportPrepared with
+// opts. Unlike ImportDocs it cannot skip unchanged documents before
+// chunking them, since it does not read the brain: it suits documents that
+// are mostly new.
+func PrepareDocs(docs []Doc, opts Options) *Prepared {
+	opts.defaults()
+	return &Prepared{
+		items: parseGroup(0, len(docs), func(i int) fileResult { return parseDoc(docs[i], nil, opts) }),
+		opts:  opts,
+	}
+}
+
+// Len is the number of documents prepared.
+func (p *Prepared) Len() int { return len(p.items) }
+
+// ImportPrepared stores prepared documents as ImportDocs would have stored
+// them, with the options they were prepared with; documents whose content
+// the brain already holds are left alone.
+func ImportPrepared(ctx context.Context, b *brain.Brain, p *Prepared) (Summary, error) {
+	return importItems(ctx, b, len(p.items), p.opts, func(i int, known map[string]string) fileResult {
+		r := p.items[i]
+		if r.err == nil && known[r.p.page.Slug] == r.p.page.ContentHash {
+			r.unchanged, r.p = true, parsed{}
+		}
+		return r
+	})
+}
+
+// importItems writes n items through the pipeline; item(i, known) yields
+// item i given the stored content hashes of the source.
+func importItems(ctx context.Context, b *brain.Brain, n int, opts Options, item func(i int, known map[string]string) fileResult) (Summary, error) {
+	start := time.Now()
+	sum := Summary{Files: n}
+	if err := checkSource(ctx, b, opts.Source); err != nil {
+		return sum, err
+	}
+	known, err := knownHashes(ctx, b, opts.Source)
+	if err != nil {
+		return sum, err
+	}
+	if _, err := runPipeline(ctx, b, n, func(i int) fileResult { return item(i, known) }, nil, opts, &sum); err != nil {
+		return sum, err
+	}
+	sum.Elapsed = time.Since(start)
+	return sum, nil
+}
+
+func (s *Summary) merge(o *Summary) {
+	s.Added += o.Added
+	s.Updated += o.Updated
+	s.Unchanged += o.Unchanged
+	s.Failed += o.Failed
+	s.Chunks += o.Chunks
+	s.Failures = append(s.Failures, o.Failures...)
+}
+
+func (s *Summary) fail(path, reason string) {
+	s.Failed++
+	s.Failures = append(s.Failures, Failure{Path: path, Reason: reason})
+}
+
+func checkSource(ctx context.Context, b *brain.Brain, source string) error {
+	var ok bool
+	if err := b.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM brain.sources WHERE id = $1)`, source).Scan(&ok); err != nil {
+		return fmt.Errorf("looking up source %q: %w", source, err)
+	}
+	if !ok {
+		return fmt.Errorf("source %q does not exist: create it with 'pgbrain sources add %s'", source, source)
+	}
+	return nil
+}
+
+func knownHashes(ctx context.Context, b *brain.Brain, source string) (map[string]string, error) {
+	rows, err := b.Pool.Query(ctx, `SELECT slug, content_hash FROM brain.pages WHERE source_id = $1`, source)
+	if err != nil {
+		return nil, fmt.Errorf("reading existing pages: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var slug, hash string
+		if err := rows.Scan(&slug, &hash); err != nil {
+			return nil, err
+		}
+		out[slug] = hash
+	}
+	return out, rows.Err()
+}
+
+// prune deletes the source's pages whose slugs are not in keep, unless that
+// is more than half of them and force is not set: then it deletes nothing
+// and says why.
+func prune(ctx context.Context, b *brain.Brain, source string, keep []string, force bool) (n int, refused string, err error) {
+	err = pgx.BeginFunc(ctx, b.Pool, func(tx pgx.Tx) error {
+		var gone, total int
+		if err := tx.QueryRow(ctx, `
+			SELECT count(*) FILTER (WHERE NOT (slug = ANY ($2))), count(*)
+			FROM brain.pages WHERE source_id = $1`, source, keep).Scan(&gone, &total); err != nil {
+			return err
+		}
+		if gone == 0 {
+			return nil
+		}
+		if 2*gone > total && !force {
+			refused = fmt.Sprintf("pruning would delete %d of the %d pages of source %q, more than half, so nothing was pruned: check the directory, or pass --force to prune anyway", gone, total, source)
+			return nil
+		}
+		tag, err := tx.Exec(ctx, `DELETE FROM brain.pages WHERE source_id = $1 AND NOT (slug = ANY ($2))`, source, keep)
+		n = int(tag.RowsAffected())
+		return err
+	})
+	if err != nil {
+		return 0, "", fmt.Errorf("pruning pages whose files are gone: %w", err)
+	}
+	return n, refused, nil
+}

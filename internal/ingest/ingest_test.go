@@ -1,0 +1,329 @@
+package ingest_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/dbtest"
+	"github.com/pgbrain/pgbrain/internal/embed/refresh"
+	"github.com/pgbrain/pgbrain/internal/ingest"
+	"github.com/pgbrain/pgbrain/internal/openai"
+	"github.com/pgbrain/pgbrain/testdb"
+)
+
+func TestMain(m *testing.M) { testdb.Main(m) }
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+const alice = "---\ntitle: Alice Example\ntype: person\ntags: [founder]\nrole: CEO\n---\n# Alice\n\nAlice founded Widget Co in 2019.\n\n## Timeline\n\n- 2019-04-01: founded Widget Co\n"
+
+func rowVersions(t *testing.T, b *brain.Brain) string {
+	t.Helper()
+	var s string
+	if err := b.Pool.QueryRow(context.Background(),
+		`SELECT coalesce(string_agg(slug || ':' || xmin::text, ',' ORDER BY slug), '') FROM brain.pages`).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	var c string
+	if err := b.Pool.QueryRow(context.Background(),
+		`SELECT coalesce(string_agg(id::text || ':' || xmin::text, ',' ORDER BY id), '') FROM brain.chunks`).Scan(&c); err != nil {
+		t.Fatal(err)
+	}
+	return s + "|" + c
+}
+
+func TestImportDirReportsBadFilesAndKeepsGoing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := dbtest.Open(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"people/alice.md":      alice,
+		"notes/Meeting One.md": "# Meeting\n\nWe agreed on the roadmap.\n",
+		"broken/yaml.md":       "---\ntitle: [unclosed\n---\nbody\n",
+		"broken/latin1.md":     "caf\xe9 au lait\n",
+		"broken/nul.md":        "a\x00b\n",
+		".hidden/skip.md":      "# hidden\n",
+		"readme.txt":           "not markdown",
+	})
+	sum, err := ingest.ImportDir(ctx, b, dir, ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Files != 5 || sum.Added != 2 || sum.Failed != 3 {
+		t.Fatalf("summary = %+v, want 5 files, 2 added, 3 failed", sum)
+	}
+	reasons := map[string]string{}
+	for _, f := range sum.Failures {
+		reasons[f.Path] = f.Reason
+	}
+	for path, want := range map[string]string{
+		"broken/yaml.md":   "frontmatter",
+		"broken/latin1.md": "UTF-8",
+		"broken/nul.md":    "NUL",
+	} {
+		if !strings.Contains(reasons[path], want) {
+			t.Errorf("failure for %s = %q, want it to mention %q", path, reasons[path], want)
+		}
+	}
+	p, err := b.GetPage(ctx, "default", "people/alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Body != alice {
+		t.Errorf("body does not round-trip:\n%q\nwant\n%q", p.Body, alice)
+	}
+	if p.Title != "Alice Example" || p.Type != "person" || p.Frontmatter["role"] != "CEO" {
+		t.Errorf("page = %+v", p)
+	}
+	if !strings.Contains(p.Timeline, "founded Widget Co") {
+		t.Errorf("timeline = %q", p.Timeline)
+	}
+	var sources []string
+	if err := b.Pool.QueryRow(ctx, `SELECT array_agg(DISTINCT chunk_source ORDER BY chunk_source) FROM brain.chunks c
+		JOIN brain.pages p ON p.id = c.page_id WHERE p.slug = 'people/alice' AND c.embedding IS NOT NULL`).Scan(&sources); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(sources, ",") != "compiled_truth,timeline" {
+		t.Errorf("alice's embedded chunk sources = %v", sources)
+	}
+	if _, err := b.GetPage(ctx, "default", "notes/meeting-one"); err != nil {
+		t.Errorf("slug from 'Meeting One.md': %v", err)
+	}
+}
+
+func TestReimportOfUnchangedFilesChangesNoRow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := dbtest.Open(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.md": alice, "b.md": "# B\n\nbee text\n", "c.md": "# C\n\nsea text\n"})
+	if _, err := ingest.ImportDir(ctx, b, dir, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	before := rowVersions(t, b)
+	sum, err := ingest.ImportDir(ctx, b, dir, ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Unchanged != 3 || sum.Added+sum.Updated != 0 || sum.Chunks != 0 {
+		t.Fatalf("second import = %+v, want 3 unchanged and nothing written", sum)
+	}
+	if after := rowVersions(t, b); after != before {
+		t.Fatalf("row versions changed on an unchanged re-import:\n%s\n%s", before, after)
+	}
+
+	// One edit, one deletion with --prune.
+	writeFiles(t, dir, map[string]string{"b.md": "# B\n\nbee text, revised\n"})
+	if err := os.Remove(filepath.Join(dir, "c.md")); err != nil {
+		t.Fatal(err)
+	}
+	sum, err = ingest.ImportDir(ctx, b, dir, ingest.Options{Prune: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Updated != 1 || sum.Unchanged != 1 || sum.Pruned != 1 {
+		t.Fatalf("third import = %+v, want 1 updated, 1 unchanged, 1 pruned", sum)
+	}
+	var texts string
+	if err := b.Pool.QueryRow(ctx, `SELECT string_agg(c.text, '|') FROM brain.chunks c JOIN brain.pages p ON p.id = c.page_id WHERE p.slug = 'b'`).Scan(&texts); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(texts, "revised") || strings.Count(texts, "bee text") != 1 {
+		t.Fatalf("chunks of the edited page = %q, want only the new text", texts)
+	}
+	if _, err := b.GetPage(ctx, "default", "c"); err == nil {
+		t.Fatal("pruned page c is still there")
+	}
+}
+
+func TestPutValidatesAndRoundTrips(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := dbtest.Open(t)
+	for _, tc := range []struct {
+		slug, body, wantErr string
+	}{
+		{"Bad Slug", "x", "not valid"},
+		{"ok/page", "bad\xff", "UTF-8"},
+		{"ok/page", "---\n- a list\n---\n", "frontmatter"},
+	} {
+		if _, err := ingest.PutPage(ctx, b, tc.slug, []byte(tc.body), ingest.Options{}); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+			t.Errorf("put %q: err = %v, want %q", tc.slug, err, tc.wantErr)
+		}
+	}
+	body := "exact\r\nbytes  \n\n\ttrailing\n\n\n"
+	if _, err := ingest.PutPage(ctx, b, "ok/page", []byte(body), ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := b.GetPage(ctx, "default", "ok/page")
+	if err != nil || p.Body != body {
+		t.Fatalf("get = %q, %v; want %q", p.Body, err, body)
+	}
+	if _, err := ingest.PutPage(ctx, b, "x", []byte("# x\n"), ingest.Options{Source: "nope"}); err == nil || !strings.Contains(err.Error(), "sources add") {
+		t.Fatalf("unknown source: err = %v", err)
+	}
+}
+
+func TestNoEmbedThenRefresh(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := dbtest.Open(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.md": alice, "b.md": "# B\n\nbee\n"})
+	if _, err := ingest.ImportDir(ctx, b, dir, ingest.Options{NoEmbed: true}); err != nil {
+		t.Fatal(err)
+	}
+	stale := func() int {
+		var n int
+		if err := b.Pool.QueryRow(ctx, `SELECT count(*) FROM brain.chunks WHERE embedding IS NULL`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	n := stale()
+	if n == 0 {
+		t.Fatal("--no-embed still embedded chunks")
+	}
+	done, err := refresh.Run(ctx, b, refresh.Options{Batch: 1})
+	if err != nil || int(done) != n || stale() != 0 {
+		t.Fatalf("refresh embedded %d of %d (err %v), %d still stale", done, n, err, stale())
+	}
+	var same bool
+	if err := b.Pool.QueryRow(ctx, `SELECT bool_and(embedding = brain.embed_tsvector(tsv)) FROM brain.chunks`).Scan(&same); err != nil || !same {
+		t.Fatalf("refreshed embeddings differ from the trigger's: %v %v", same, err)
+	}
+}
+
+// fakeEmbeddings speaks the OpenAI /v1/embeddings wire format and returns
+// vectors of the given dimension whose first component encodes the input length.
+func fakeEmbeddings(t *testing.T, dim int) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Input []string `json:"input"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		type item struct {
+			Index     int       `json:"index"`
+			Embedding []float32 `json:"embedding"`
+		}
+		var out struct {
+			Data []item `json:"data"`
+		}
+		for i, s := range req.Input {
+			v := make([]float32, dim)
+			v[0] = float32(len(s))
+			v[1] = 1
+			out.Data = append(out.Data, item{Index: i, Embedding: v})
+		}
+		json.NewEncoder(w).Encode(out)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestRemoteEmbedderVectorsAreStored(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := dbtest.Open(t, testdb.Options{Dim: 4, Embedder: "openai"})
+	srv := fakeEmbeddings(t, 4)
+	emb, err := openai.New(openai.Config{BaseURL: srv.URL, Model: "fake", Dim: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.PutPage(ctx, b, "p", []byte("# P\n\nhello\n"), ingest.Options{Embedder: emb}); err != nil {
+		t.Fatal(err)
+	}
+	var first float32
+	var text string
+	if err := b.Pool.QueryRow(ctx, `SELECT (embedding::real[])[1], text FROM brain.chunks`).Scan(&first, &text); err != nil {
+		t.Fatal(err)
+	}
+	if want := float32(len(ingest.ChunkEmbedText("P", text))); first != want {
+		t.Fatalf("stored vector[0] = %v, want %v (the server's answer for this chunk)", first, want)
+	}
+
+	wrong := fakeEmbeddings(t, 3)
+	emb3, err := openai.New(openai.Config{BaseURL: wrong.URL, Model: "fake", Dim: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ingest.PutPage(ctx, b, "q", []byte("# Q\n"), ingest.Options{Embedder: emb3})
+	if err == nil || !strings.Contains(err.Error(), "3-dimensional") {
+		t.Fatalf("dimension mismatch: err = %v", err)
+	}
+	if _, err := b.GetPage(ctx, "default", "q"); err == nil {
+		t.Fatal("a page whose embedding failed was stored")
+	}
+}
+
+func TestBulkLoadRebuildsTheVectorIndex(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := dbtest.Open(t)
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := 0; i < 30; i++ {
+		files[filepath.Join("bulk", string(rune('a'+i%26))+strings.Repeat("x", i/26)+".md")] = "# Page\n\nwords about topic " + strings.Repeat("z", i+1) + "\n"
+	}
+	writeFiles(t, dir, files)
+	sum, err := ingest.ImportDir(ctx, b, dir, ingest.Options{BulkThreshold: 10})
+	if err != nil || sum.Added != 30 {
+		t.Fatalf("bulk import: %+v %v", sum, err)
+	}
+	var indexed, missing int
+	if err := b.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_indexes WHERE schemaname = 'brain' AND indexname = 'chunks_embedding_hnsw'`).Scan(&indexed); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Pool.QueryRow(ctx, `SELECT count(*) FROM brain.chunks WHERE embedding IS NULL`).Scan(&missing); err != nil {
+		t.Fatal(err)
+	}
+	if indexed != 1 || missing != 0 {
+		t.Fatalf("after a bulk load: hnsw index present=%d, chunks without embedding=%d", indexed, missing)
+	}
+	// The rebuilt index serves nearest-neighbour queries.
+	tx, err := b.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tx.Query(ctx, `EXPLAIN SELECT id FROM brain.chunks ORDER BY embedding <=> brain.embed_local('topic') LIMIT 5`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	for rows.Next() {
+		var line string
+		rows.Scan(&line)
+		all = append(all, line)
+	}
+	rows.Close()
+	if !strings.Contains(strings.Join(all, "\n"), "chunks_embedding_hnsw") {
+		t.Fatalf("plan does not use the rebuilt index:\n%s", strings.Join(all, "\n"))
+	}
+}

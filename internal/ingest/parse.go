@@ -1,0 +1,111 @@
+package ingest
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pgbrain/pgbrain/internal/classify"
+	"github.com/pgbrain/pgbrain/internal/markdown"
+	"github.com/pgbrain/pgbrain/internal/pii"
+)
+
+// The parse stage: one file or document read, parsed, chunked and
+// classified for PII, ready for a batch (runs on every core, no database).
+
+type parsed struct {
+	path   string
+	page   *markdown.Page
+	chunks []markdown.Chunk
+	pii    []string // PII categories of the page (pii.Classify)
+	// pageID and chunkIDs, when set, are the ids reserved for the page if
+	// it is new and for its chunks.
+	pageID   int64
+	chunkIDs []int64
+}
+
+func parseFile(f slugged, known map[string]string, opts Options) fileResult {
+	r := fileResult{rel: f.rel, slug: f.slug}
+	if f.err != nil {
+		r.err = f.err
+		return r
+	}
+	data, err := readFile(f.walkFile)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	return parseData(r, data, known, opts)
+}
+
+// parseData parses one item's markdown into r (whose rel and slug are set):
+// unchanged pages are only hashed, changed ones are prepared for writing.
+func parseData(r fileResult, data []byte, known map[string]string, opts Options) fileResult {
+	page, err := markdown.Parse(r.slug, data)
+	if err == nil {
+		err = checkLimits(page)
+	}
+	if err != nil {
+		r.err = err
+		return r
+	}
+	if known[page.Slug] == page.ContentHash {
+		r.unchanged = true
+		return r
+	}
+	r.p = prepare(r.rel, page, opts)
+	return r
+}
+
+// prepare finishes a parsed page for writing: normalised type, chunks and
+// PII categories.
+func prepare(path string, page *markdown.Page, opts Options) parsed {
+	page.Type = normalizeType(page.Type)
+	p := parsed{path: path, page: page, chunks: markdown.ChunkPage(page, opts.Chunking)}
+	if !opts.NoClassify {
+		p.pii = pii.Classify(classify.PageText(page.Title, page.Body))
+	}
+	return p
+}
+
+func parseDoc(d Doc, known map[string]string, opts Options) fileResult {
+	r := fileResult{rel: d.Slug}
+	if !markdown.ValidSlug(d.Slug) {
+		r.err = invalidSlug(d.Slug)
+		return r
+	}
+	r.slug = d.Slug
+	return parseData(r, d.Data, known, opts)
+}
+
+// invalidSlug is the error for a slug given by the caller (not derived from
+// a path) that brain.pages would refuse.
+func invalidSlug(slug string) error {
+	return fmt.Errorf("slug %q is not valid: use '/'-separated lower-case segments of letters, digits and symbols of any script, '.', '_', '+' and '-', each starting with a letter, digit or symbol, in NFC, at most %d bytes (as 'pgbrain import' derives them from file names)", slug, markdown.MaxSlugLen)
+}
+
+// normalizeType maps a free-form frontmatter type ("Meeting Notes") onto the
+// shape brain.pages accepts ("meeting-notes").
+func normalizeType(t string) string {
+	var sb strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(strings.TrimSpace(t)) {
+		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-'
+		if !ok {
+			if sb.Len() > 0 && !dash {
+				sb.WriteByte('-')
+				dash = true
+			}
+			continue
+		}
+		sb.WriteRune(r)
+		dash = r == '-'
+	}
+	out := strings.Trim(sb.String(), "-_")
+	if len(out) > 64 {
+		out = strings.Trim(out[:64], "-_")
+	}
+	if out == "" {
+		return "page"
+	}
+	return out
+}

@@ -1,0 +1,285 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/time/rate"
+
+	"github.com/pgbrain/pgbrain/internal/events"
+)
+
+// TokenVerifier maps a bearer token's secret to the token's name; ok is
+// false for an unknown or revoked token. err is for failures to check.
+type TokenVerifier interface {
+	VerifyToken(ctx context.Context, secret string) (name string, ok bool, err error)
+}
+
+// Defaults of HTTPOptions.
+const (
+	DefaultRate  = 50.0 // requests per second per token
+	DefaultBurst = 100
+)
+
+// HTTPOptions configure ServeHTTP.
+type HTTPOptions struct {
+	// Tokens checks bearer tokens; every request needs a valid one (401
+	// otherwise). Nil serves without authentication, which cmd/pgbrain
+	// allows only on a loopback address (for the conformance suite).
+	Tokens TokenVerifier
+	// AllowedOrigins are the browser origins (scheme://host[:port]) allowed
+	// to call; a request with any other Origin header gets 403. Requests
+	// without Origin (non-browser clients) are not affected.
+	AllowedOrigins []string
+	// AllowedHosts, when set, are the only Host header values accepted
+	// (403 otherwise). Requests reaching a loopback listener with a
+	// non-loopback Host are refused in any case (DNS rebinding).
+	AllowedHosts []string
+	// Rate and Burst size each token's bucket: Rate requests per second
+	// on average, Burst at once; past it the answer is 429. 0 means
+	// DefaultRate / DefaultBurst; a negative Rate switches limiting off.
+	Rate  float64
+	Burst int
+	// JSONResponse answers with application/json instead of an SSE stream
+	// (no progress notifications then).
+	JSONResponse bool
+	// TLSCert and TLSKey, both set, serve HTTPS.
+	TLSCert, TLSKey string
+}
+
+// Handler is the MCP endpoint with Origin/Host checks, authentication and
+// rate limits in front of the SDK's streamable HTTP handler. It runs
+// stateless: every POST carries its own request, and the answers reach
+// tools through the same code as on stdio.
+func (s *Server) Handler(opts HTTPOptions) http.Handler {
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: opts.JSONResponse})
+	h = limitRate(h, opts.Rate, opts.Burst)
+	if opts.Tokens != nil {
+		verify := func(ctx context.Context, secret string, _ *http.Request) (*auth.TokenInfo, error) {
+			name, ok, err := opts.Tokens.VerifyToken(ctx, secret)
+			if err != nil {
+				fmt.Fprintf(s.cfg.Errors, "pgbrain: serve: checking a bearer token: %v\n", err)
+				return nil, errors.New("the token could not be checked; try again later")
+			}
+			if !ok {
+				return nil, fmt.Errorf("%w: unknown or revoked token", auth.ErrInvalidToken)
+			}
+			return &auth.TokenInfo{UserID: name}, nil
+		}
+		inner := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+		h = limitFailures(inner)
+	}
+	return checkOrigin(h, opts.AllowedOrigins, opts.AllowedHosts)
+}
+
+// Failed authentications a client address may make: FailRate a second on
+// average, FailBurst at once; past that its requests get 429 before any
+// token is looked up, so guessing tokens cannot flood the database.
+const (
+	FailRate  = 10
+	FailBurst = 50
+)
+
+// limitFailures answers 429 to a client address that has used up its
+// allowance of failed authentications (401 answers; successful requests
+// cost nothing), and adds the 401 challenge (challengeWriter).
+func limitFailures(h http.Handler) http.Handler {
+	var mu sync.Mutex
+	buckets := map[string]*rate.Limiter{}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ip, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			ip = r.RemoteAddr
+		}
+		mu.Lock()
+		l, ok := buckets[ip]
+		if !ok {
+			if len(buckets) >= 10000 {
+				clear(buckets) // bounded memory; a cleared address starts afresh
+			}
+			l = rate.NewLimiter(FailRate, FailBurst)
+			buckets[ip] = l
+		}
+		mu.Unlock()
+		if l.Tokens() < 1 {
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, fmt.Sprintf("too many failed authentications from %s: at most %d a second (bursts of %d); retry later with a valid token", ip, FailRate, FailBurst), http.StatusTooManyRequests)
+			return
+		}
+		cw := &challengeWriter{ResponseWriter: w}
+		h.ServeHTTP(cw, r)
+		if cw.code == http.StatusUnauthorized {
+			l.Allow()
+		}
+	})
+}
+
+// challengeWriter adds the WWW-Authenticate challenge RFC 6750 asks of a
+// 401, which the SDK's middleware leaves out without OAuth metadata, and
+// remembers the status it wrote.
+type challengeWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *challengeWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	if code == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="pgbrain"`)
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *challengeWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *challengeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// checkOrigin refuses (403) a browser origin not allowed, and a Host not
+// allowed when hosts are listed.
+func checkOrigin(h http.Handler, origins, hosts []string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if o := r.Header.Get("Origin"); o != "" && !slices.Contains(origins, o) && !sameLoopbackOrigin(o, r.Host) {
+			http.Error(w, fmt.Sprintf("origin %q is not allowed; start serve with --allow-origin %s to allow it", o, o), http.StatusForbidden)
+			return
+		}
+		if len(hosts) > 0 && !slices.Contains(hosts, r.Host) {
+			http.Error(w, fmt.Sprintf("host %q is not allowed (see --allow-host)", r.Host), http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// sameLoopbackOrigin: a page served by this very loopback address may call
+// it. A rebound name (evil.example resolving to 127.0.0.1) never gets here:
+// its Host is not loopback, which the SDK refuses on loopback listeners.
+func sameLoopbackOrigin(origin, host string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && u.Host == host && IsLoopback(hostPort(host))
+}
+
+// hostPort adds a port to a Host header that has none.
+func hostPort(h string) string {
+	if _, _, err := net.SplitHostPort(h); err == nil {
+		return h
+	}
+	return net.JoinHostPort(strings.Trim(h, "[]"), "0")
+}
+
+// limitRate gives each token (or, without authentication, the whole
+// server) a token bucket.
+func limitRate(h http.Handler, perSec float64, burst int) http.Handler {
+	if perSec < 0 {
+		return h
+	}
+	if perSec == 0 {
+		perSec = DefaultRate
+	}
+	if burst <= 0 {
+		burst = DefaultBurst
+	}
+	var mu sync.Mutex
+	buckets := map[string]*rate.Limiter{}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := ""
+		if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
+			key = ti.UserID
+		}
+		mu.Lock()
+		l, ok := buckets[key]
+		if !ok {
+			l = rate.NewLimiter(rate.Limit(perSec), burst)
+			buckets[key] = l
+		}
+		mu.Unlock()
+		if !l.Allow() {
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, fmt.Sprintf("rate limit: at most %g requests per second (bursts of %d) per token; retry later", perSec, burst), http.StatusTooManyRequests)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// ServeHTTP serves MCP over streamable HTTP on ln until ctx is cancelled
+// (SIGINT, SIGTERM). It writes server_start and server_stop like Run. On
+// the way out it stops accepting requests and lets those in flight finish
+// and deliver their answers within DrainTimeout, then flushes the audit
+// writer.
+func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts HTTPOptions) (err error) {
+	scheme := "http"
+	if opts.TLSCert != "" {
+		scheme = "https"
+	}
+	s.lifecycle(events.SubtypeServerStart, s.startMessage(fmt.Sprintf("serving over MCP on %s://%s", scheme, ln.Addr())))
+	stopMsg := "stopped"
+	defer func() { s.lifecycle(events.SubtypeServerStop, stopMsg) }()
+
+	srv := &http.Server{
+		Handler:           s.Handler(opts),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		// Handshake failures and the like go where the server's other
+		// problems go, not to the process's default logger.
+		ErrorLog: log.New(s.cfg.Errors, "pgbrain: serve: http: ", 0),
+	}
+	served := make(chan error, 1)
+	go func() {
+		if opts.TLSCert != "" || opts.TLSKey != "" {
+			served <- srv.ServeTLS(ln, opts.TLSCert, opts.TLSKey)
+		} else {
+			served <- srv.Serve(ln)
+		}
+	}()
+	var serveErr error
+	select {
+	case <-ctx.Done():
+		stopMsg = "stopped: " + stopCause(ctx)
+	case serveErr = <-served:
+		stopMsg = "listener failed: " + serveErr.Error()
+	}
+	deadline := time.Now().Add(s.cfg.DrainTimeout)
+	sctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		fmt.Fprintf(s.cfg.Errors, "pgbrain: serve: requests still running after %v; stopping without them\n", s.cfg.DrainTimeout)
+		srv.Close()
+	}
+	s.finish(ctx, deadline)
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return fmt.Errorf("serving MCP over HTTP on %s: %w", ln.Addr(), serveErr)
+	}
+	return nil
+}
+
+// IsLoopback reports whether addr (host:port) names only loopback
+// interfaces, where serving without tokens is allowed.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

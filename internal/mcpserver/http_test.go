@@ -1,0 +1,433 @@
+package mcpserver_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/capture"
+	"github.com/pgbrain/pgbrain/internal/dbtest"
+	"github.com/pgbrain/pgbrain/internal/evalconfig"
+	"github.com/pgbrain/pgbrain/internal/events"
+	"github.com/pgbrain/pgbrain/internal/mcpserver"
+	"github.com/pgbrain/pgbrain/internal/refusal"
+	"github.com/pgbrain/pgbrain/internal/tokens"
+)
+
+// dbTokens checks tokens against the test database, as serve does.
+type dbTokens struct{ db tokens.DB }
+
+func (d dbTokens) VerifyToken(ctx context.Context, secret string) (string, bool, error) {
+	t, err := tokens.Verify(ctx, d.db, secret)
+	if errors.Is(err, tokens.ErrUnknown) {
+		return "", false, nil
+	}
+	return t.Name, err == nil, err
+}
+
+type httpHarness struct {
+	url        string
+	eventsPath string
+	stderr     *syncBuffer
+	cancel     context.CancelFunc
+	done       chan error
+	capture    *capture.Recorder
+}
+
+// startHTTP serves b over HTTP on a loopback port with audit, events and
+// capture, as serve --http does.
+func startHTTP(t *testing.T, b *brain.Brain, opts mcpserver.HTTPOptions, edit func(*mcpserver.Config)) *httpHarness {
+	t.Helper()
+	h := &httpHarness{eventsPath: filepath.Join(t.TempDir(), "events.jsonl"), stderr: &syncBuffer{}}
+	ew, err := events.Open(h.eventsPath, events.Options{Errors: h.stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ew.Close() })
+	policy, err := refusal.FromFlag("", false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.capture = capture.New(b.Pool, evalconfig.Settings{Capture: true, ScrubPII: true}, t.TempDir(), h.stderr)
+	cfg := mcpserver.Config{
+		DB: b.Pool, Pages: b, Policy: policy, Audit: asyncAudit(t, b.Pool, h.stderr),
+		Events: ew, Capture: h.capture, SessionID: sessionID, Errors: h.stderr,
+	}
+	if edit != nil {
+		edit(&cfg)
+	}
+	srv, err := mcpserver.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.url = "http://" + ln.Addr().String() + "/mcp"
+	ctx, cancel := context.WithCancel(context.Background())
+	h.cancel, h.done = cancel, make(chan error, 1)
+	go func() { h.done <- srv.ServeHTTP(ctx, ln, opts) }()
+	t.Cleanup(func() { h.stop(t) })
+	return h
+}
+
+func (h *httpHarness) stop(t *testing.T) {
+	t.Helper()
+	if h.cancel == nil {
+		return
+	}
+	h.cancel()
+	h.cancel = nil
+	select {
+	case err := <-h.done:
+		if err != nil {
+			t.Errorf("ServeHTTP after cancel: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("HTTP server did not stop")
+	}
+}
+
+// bearer adds a token to every request.
+type bearer struct {
+	token  string
+	origin string
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	if b.token != "" {
+		r.Header.Set("Authorization", "Bearer "+b.token)
+	}
+	if b.origin != "" {
+		r.Header.Set("Origin", b.origin)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func connectHTTP(t *testing.T, url, token string) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "http-agent", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token: token}}}, nil)
+	if err != nil {
+		t.Fatalf("connecting over HTTP: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+const pingBody = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+
+func post(t *testing.T, url string, hdr map[string]string) (int, http.Header, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(pingBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(body)
+}
+
+func TestHTTPAuthOriginAndRate(t *testing.T) {
+	t.Parallel()
+	b := dbtest.Open(t)
+	ctx := context.Background()
+	good, err := tokens.Create(ctx, b.Pool, "agent-a", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	revoked, err := tokens.Create(ctx, b.Pool, "agent-old", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tokens.Revoke(ctx, b.Pool, "agent-old"); err != nil {
+		t.Fatal(err)
+	}
+	h := startHTTP(t, b, mcpserver.HTTPOptions{
+		Tokens: dbTokens{b.Pool}, AllowedOrigins: []string{"https://app.example"}, Rate: 1, Burst: 4,
+	}, nil)
+	cases := []struct {
+		name string
+		hdr  map[string]string
+		code int
+	}{
+		{"no token", nil, http.StatusUnauthorized},
+		{"not bearer", map[string]string{"Authorization": "Basic " + good}, http.StatusUnauthorized},
+		{"unknown token", map[string]string{"Authorization": "Bearer pgb_nope"}, http.StatusUnauthorized},
+		{"revoked token", map[string]string{"Authorization": "Bearer " + revoked}, http.StatusUnauthorized},
+		{"bad origin with a good token", map[string]string{"Authorization": "Bearer " + good, "Origin": "https://evil.example"}, http.StatusForbidden},
+		{"bad origin without a token", map[string]string{"Origin": "http://localhost.evil"}, http.StatusForbidden},
+		{"rebinding host", map[string]string{"Authorization": "Bearer " + good, "Host": "evil.example"}, http.StatusForbidden},
+		{"own loopback origin", map[string]string{"Authorization": "Bearer " + good, "Origin": "http://" + strings.TrimSuffix(strings.TrimPrefix(h.url, "http://"), "/mcp")}, http.StatusOK},
+		{"other loopback port", map[string]string{"Authorization": "Bearer " + good, "Origin": "http://127.0.0.1:1"}, http.StatusForbidden},
+		{"allowed origin", map[string]string{"Authorization": "Bearer " + good, "Origin": "https://app.example"}, http.StatusOK},
+		{"no origin", map[string]string{"Authorization": "Bearer " + good}, http.StatusOK},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req := map[string]string{}
+			for k, v := range tc.hdr {
+				req[k] = v
+			}
+			code, hdr, body := postHost(t, h.url, req)
+			if code != tc.code {
+				t.Fatalf("status %d (%s), want %d", code, body, tc.code)
+			}
+			if code == http.StatusUnauthorized && !strings.HasPrefix(hdr.Get("WWW-Authenticate"), "Bearer") {
+				t.Errorf("401 without a Bearer challenge: %v", hdr)
+			}
+			if code == http.StatusOK && !strings.Contains(body, `"result"`) {
+				t.Errorf("ping answered %q", body)
+			}
+		})
+	}
+	// Burst 4, all used above: the bucket runs dry within a few more.
+	var limited bool
+	for range 5 {
+		code, hdr, _ := post(t, h.url, map[string]string{"Authorization": "Bearer " + good})
+		if code == http.StatusTooManyRequests {
+			limited = hdr.Get("Retry-After") != ""
+			break
+		}
+	}
+	if !limited {
+		t.Error("no 429 with Retry-After past the burst")
+	}
+}
+
+// postHost is post with the Host header taken from hdr["Host"].
+func postHost(t *testing.T, url string, hdr map[string]string) (int, http.Header, string) {
+	t.Helper()
+	host, ok := hdr["Host"]
+	if !ok {
+		return post(t, url, hdr)
+	}
+	delete(hdr, "Host")
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(pingBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = host
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(body)
+}
+
+// TestHTTPConcurrentClientsAreAllRecorded: several clients calling at once
+// over HTTP get every answer, and every call has its audit row, event and
+// (for searches) capture, exactly as over stdio.
+func TestHTTPConcurrentClientsAreAllRecorded(t *testing.T) {
+	t.Parallel()
+	const clients, calls = 4, 40
+	b := dbtest.Open(t)
+	seed(t, b)
+	ctx := context.Background()
+	var secrets []string
+	for i := range clients {
+		s, err := tokens.Create(ctx, b.Pool, fmt.Sprintf("agent-%d", i), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		secrets = append(secrets, s)
+	}
+	h := startHTTP(t, b, mcpserver.HTTPOptions{Tokens: dbTokens{b.Pool}, Rate: -1}, nil)
+	var wg sync.WaitGroup
+	errs := make(chan error, clients*calls)
+	for i := range clients {
+		cs := connectHTTP(t, h.url, secrets[i])
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range calls {
+				name, args := "search", map[string]any{"query": "widget project"}
+				if j%2 == 1 {
+					name, args = "get_page", map[string]any{"slug": "notes/widgets"}
+				}
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+				if err == nil && res.IsError {
+					err = fmt.Errorf("%s answered an error: %v", name, res.StructuredContent)
+				}
+				if err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	h.stop(t)
+	if err := h.capture.Close(ctx); err != nil {
+		t.Fatalf("draining captures: %v", err)
+	}
+	rows := auditRows(t, b)
+	if len(rows) != clients*calls {
+		t.Fatalf("%d audit rows, want %d", len(rows), clients*calls)
+	}
+	callers := map[string]int{}
+	for _, r := range rows {
+		callers[r.Caller]++
+		if r.Session != sessionID {
+			t.Fatalf("audit row of session %q", r.Session)
+		}
+	}
+	for i := range clients {
+		if n := callers[fmt.Sprintf("token:agent-%d", i)]; n != calls {
+			t.Errorf("caller token:agent-%d has %d rows, want %d (%v)", i, n, calls, callers)
+		}
+	}
+	var toolEvents int
+	evs := readEvents(t, h.eventsPath)
+	for _, ev := range evs {
+		if ev.Kind == events.KindToolCall {
+			toolEvents++
+		}
+	}
+	if toolEvents != clients*calls {
+		t.Errorf("%d tool-call events, want %d", toolEvents, clients*calls)
+	}
+	if evs[0].EventSubtype != events.SubtypeServerStart || evs[len(evs)-1].EventSubtype != events.SubtypeServerStop {
+		t.Errorf("lifecycle events %s ... %s", evs[0].EventSubtype, evs[len(evs)-1].EventSubtype)
+	}
+	var captured, remote int
+	if err := b.Pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE remote) FROM brain.eval_candidates`).Scan(&captured, &remote); err != nil {
+		t.Fatal(err)
+	}
+	if captured != clients*calls/2 || remote != captured {
+		t.Errorf("%d captures (%d remote), want %d, all remote", captured, remote, clients*calls/2)
+	}
+}
+
+// TestHTTPShutdownDeliversCallsInFlight: cancelling ServeHTTP while a call
+// runs still delivers its answer.
+func TestHTTPShutdownDeliversCallsInFlight(t *testing.T) {
+	t.Parallel()
+	b := dbtest.Open(t)
+	pages := newSlowPages(b, 700*time.Millisecond)
+	h := startHTTP(t, b, mcpserver.HTTPOptions{Rate: -1}, func(c *mcpserver.Config) {
+		c.Pages = pages
+		c.DrainTimeout = 10 * time.Second
+	})
+	cs := connectHTTP(t, h.url, "")
+	type result struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	got := make(chan result, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_sources"})
+		got <- result{res, err}
+	}()
+	pages.waitStarted(t)
+	h.stop(t)
+	r := <-got
+	if r.err != nil || r.res.IsError {
+		t.Fatalf("call in flight during shutdown: %v %+v", r.err, r.res)
+	}
+}
+
+// Guessing tokens from one address is cut off with 429 before any token
+// is looked up; a valid token from another address still gets in.
+func TestHTTPFailedAuthenticationsAreLimited(t *testing.T) {
+	t.Parallel()
+	b := dbtest.Open(t)
+	h := startHTTP(t, b, mcpserver.HTTPOptions{Tokens: dbTokens{b.Pool}}, nil)
+	guess := func(i int) int {
+		req, err := http.NewRequest(http.MethodPost, h.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		if err != nil {
+			t.Error(err)
+			return 0
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", fmt.Sprintf("Bearer pgb_guess%d", i))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Error(err)
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	// Guesses go out from several goroutines until one is cut off, so the
+	// allowance's refill (FailRate a second) cannot keep up however slowly
+	// a loaded machine answers each; the bound below counts that refill.
+	const workers = 8
+	var (
+		mu                    sync.Mutex
+		unauthorized, limited int
+		next                  int
+		wg                    sync.WaitGroup
+	)
+	start := time.Now()
+	deadline := start.Add(time.Minute)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				if limited > 0 || time.Now().After(deadline) {
+					mu.Unlock()
+					return
+				}
+				next++
+				i := next
+				mu.Unlock()
+				code := guess(i)
+				mu.Lock()
+				switch code {
+				case http.StatusUnauthorized:
+					unauthorized++
+				case http.StatusTooManyRequests:
+					limited++
+				default:
+					t.Errorf("guess %d: status %d", i, code)
+					limited++ // stop
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	allowed := mcpserver.FailBurst + int(mcpserver.FailRate*elapsed.Seconds()) + workers
+	if limited == 0 || unauthorized < mcpserver.FailBurst || unauthorized > allowed {
+		t.Fatalf("%d guesses answered 401 and %d 429 in %v; want 429 after %d to %d (a burst of %d, %d a second, %d in flight)",
+			unauthorized, limited, elapsed.Round(time.Millisecond), mcpserver.FailBurst, allowed, mcpserver.FailBurst, mcpserver.FailRate, workers)
+	}
+}

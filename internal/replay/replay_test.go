@@ -1,0 +1,116 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/pgbrain/pgbrain/internal/baseline"
+	"github.com/pgbrain/pgbrain/internal/dbtest"
+	"github.com/pgbrain/pgbrain/internal/ingest"
+	"github.com/pgbrain/pgbrain/internal/search"
+	"github.com/pgbrain/pgbrain/testdb"
+)
+
+func TestMain(m *testing.M) { testdb.Main(m) }
+
+func row(t *testing.T, line string) baseline.Row {
+	t.Helper()
+	r, err := baseline.ParseRow([]byte(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestReplayAgainstABrain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := dbtest.Open(t)
+	for slug, body := range map[string]string{
+		"people/alice-example": "# Alice\n\nAlice founded widget-co, a fintech company.\n",
+		"companies/widget-co":  "# Widget Co\n\nWidget-co is a fintech company founded by Alice.\n",
+		"notes/garden":         "# Garden\n\nTomatoes and basil.\n",
+	} {
+		if _, err := ingest.PutPage(ctx, b, slug, []byte(body), ingest.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := DB{Q: b.Pool}
+	// Capture what the brain returns now, as an export row would.
+	live, err := search.Keyword(ctx, b.Pool, "fintech company", search.Options{Limit: 10}, search.Tuning{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var slugs []string
+	for _, r := range live.Results {
+		slugs = append(slugs, fmt.Sprintf("%q", r.Slug))
+	}
+	if len(slugs) != 2 {
+		t.Fatalf("setup: keyword search found %v", slugs)
+	}
+	same := fmt.Sprintf(`{"schema_version":1,"id":4,"tool_name":"search","query":"fintech company","retrieved_slugs":[%s],"latency_ms":1000,"created_at":"2025-01-04T00:00:00Z"}`, strings.Join(slugs, ","))
+	// The captured set had a page that is gone and lacked one that is found
+	// now: {old, a} vs {a, b} -> 1/3; the top result changed.
+	moved := fmt.Sprintf(`{"schema_version":1,"id":3,"tool_name":"query","query":"fintech company","retrieved_slugs":["people/gone",%s],"detail":"high","expand_enabled":false,"vector_enabled":false,"latency_ms":0.001,"created_at":"2025-01-03T00:00:00Z"}`, slugs[0])
+	empty := `{"schema_version":1,"id":2,"tool_name":"search","query":"   ","retrieved_slugs":[],"created_at":"2025-01-02T00:00:00Z"}`
+	broken := `{"schema_version":1,"id":1,"tool_name":"search","query":"nul\u0000byte","retrieved_slugs":[],"created_at":"2025-01-01T00:00:00Z"}`
+	rows := []baseline.Row{row(t, empty), row(t, broken), row(t, moved), row(t, same)}
+
+	rep, err := Run(ctx, db, rows, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rep.Summary
+	if s.RowsTotal != 4 || s.RowsReplayed != 2 || s.RowsSkipped != 1 || s.RowsErrored != 1 {
+		t.Fatalf("summary = %+v", s)
+	}
+	// Most recent first: id 4, 3, 2, 1.
+	for i, id := range []int64{4, 3, 2, 1} {
+		if rep.Results[i].ID != id {
+			t.Errorf("result %d is id %d, want %d", i, rep.Results[i].ID, id)
+		}
+	}
+	r4, r3 := rep.Results[0], rep.Results[1]
+	if *r4.Jaccard != 1 || !*r4.Top1Match || r4.Over2xLatency {
+		t.Errorf("unchanged row = %+v", r4)
+	}
+	if math.Abs(*r3.Jaccard-1.0/3) > 1e-9 || *r3.Top1Match || r3.CapturedCount != 2 || r3.CurrentCount != 2 {
+		t.Errorf("moved row = %+v", r3)
+	}
+	if !r3.Over2xLatency {
+		t.Errorf("a row captured at 0.001ms must be over 2x now: %+v", r3)
+	}
+	if rep.Results[2].Reason != "empty query" || !strings.Contains(rep.Results[3].ErrorMessage, "NUL") {
+		t.Errorf("skip/error = %+v / %+v", rep.Results[2], rep.Results[3])
+	}
+	if math.Abs(s.MeanJaccard-(1+1.0/3)/2) > 1e-9 || s.Top1StabilityRate != 0.5 || s.RowsOver2xLatency != 1 {
+		t.Errorf("summary = %+v", s)
+	}
+	if got := TopRegressions(rep.Results, 5); len(got) != 1 || got[0].ID != 3 {
+		t.Errorf("regressions = %+v", got)
+	}
+
+	limited, err := Run(ctx, db, rows, Options{Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if limited.Summary.RowsTotal != 1 || limited.Results[0].ID != 4 {
+		t.Errorf("--limit 1 replayed %+v", limited.Results)
+	}
+}
+
+func TestReplayEmptySetsAgree(t *testing.T) {
+	t.Parallel()
+	b := dbtest.Open(t)
+	rows := []baseline.Row{row(t, `{"schema_version":1,"id":1,"tool_name":"query","query":"nothing matches zzqx","retrieved_slugs":[]}`)}
+	rep, err := Run(context.Background(), DB{Q: b.Pool}, rows, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rep.Results[0]; r.Status != Replayed || *r.Jaccard != 1 || !*r.Top1Match {
+		t.Errorf("two empty sets = %+v, want Jaccard 1 and top-1 match", r)
+	}
+}

@@ -1,0 +1,211 @@
+package search
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/pgbrain/pgbrain/internal/dbtest"
+	"github.com/pgbrain/pgbrain/testdb"
+)
+
+// TestCandidateCutMatchesExhaustiveBM25 builds a brain where rare and common
+// query terms compete: 3,000 chunks drawn from 40 common words (each in
+// well over the 400-posting budget), a few chunks with rare words in long
+// filler, and chunks holding every common query word but none of the rare
+// ones. The keyword arm's bounded cut must return exactly the top 10 of
+// BM25 over every chunk holding any query term.
+func TestCandidateCutMatchesExhaustiveBM25(t *testing.T) {
+	t.Parallel()
+	b := dbtest.Open(t, testdb.Options{Dim: 8})
+	c := ctx(t)
+	if _, err := b.Pool.Exec(c, `
+		SELECT setseed(0.17);
+		WITH p AS (
+			INSERT INTO brain.pages (slug, title, body, content_hash)
+			SELECT 'gen/p' || i, 'Page ' || i, 'x', repeat('0', 64) FROM generate_series(1, 3000) i
+			RETURNING id)
+		INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text)
+		SELECT p.id, 0, 'compiled_truth',
+		       (SELECT string_agg('common' || (random() * 39)::int, ' ') FROM generate_series(1, 12 + (p.id % 7)) g)
+		FROM p;
+		-- rare words, once each, in long chunks of common filler
+		WITH p AS (
+			INSERT INTO brain.pages (slug, title, body, content_hash)
+			SELECT 'rare/r' || i, 'Rare ' || i, 'x', repeat('1', 64) FROM generate_series(1, 30) i
+			RETURNING id, slug)
+		INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text)
+		SELECT p.id, 0, 'compiled_truth',
+		       'zanzibar' || (substr(p.slug, 7)::int % 3) || ' ' ||
+		       (SELECT string_agg('common' || (random() * 39)::int, ' ') FROM generate_series(1, 60 + (p.id % 5)) g)
+		FROM p;
+		-- every common query word, several times, no rare word
+		WITH p AS (
+			INSERT INTO brain.pages (slug, title, body, content_hash)
+			SELECT 'dense/d' || i, 'Dense ' || i, 'x', repeat('2', 64) FROM generate_series(1, 5) i
+			RETURNING id)
+		INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text)
+		SELECT p.id, 0, 'compiled_truth', repeat('common1 common2 common3 common4 ', (2 + p.id % 3)::int)
+		FROM p;
+		ANALYZE brain.chunks;`); err != nil {
+		t.Fatalf("generating chunks: %v", err)
+	}
+	var budget float64
+	if err := b.Pool.QueryRow(c, `SELECT brain.search_setting('keyword_candidates')`).Scan(&budget); err != nil {
+		t.Fatal(err)
+	}
+	var commonDF float64
+	if err := b.Pool.QueryRow(c, `SELECT min(doc_freq) FROM brain.term_stats WHERE lexeme IN ('common1', 'common2', 'common3', 'common4')`).Scan(&commonDF); err != nil {
+		t.Fatal(err)
+	}
+	if commonDF <= budget {
+		t.Fatalf("fixture too small: common words are in %v chunks, the budget is %v; they must exceed it", commonDF, budget)
+	}
+	queries := []string{
+		"zanzibar0 common1 common2 common3 common4",
+		"zanzibar1 zanzibar2 common1 common2",
+		"common1 common2 common3 common4",
+		"zanzibar0 common5",
+		"common7 common8 common9 zanzibar2 nonexistentword",
+	}
+	for _, q := range queries {
+		cut := chunkIDs(t, b.Pool, `SELECT chunk_id FROM brain.keyword_search($1, 10) ORDER BY keyword_rank`, q)
+		all := chunkIDs(t, b.Pool, `SELECT chunk_id FROM brain.keyword_scan($1, 10, exhaustive => true) WHERE chunk_id IS NOT NULL ORDER BY keyword_rank`, q)
+		if len(all) != 10 {
+			t.Fatalf("%q: exhaustive BM25 found %d chunks, the fixture should give 10", q, len(all))
+		}
+		if !slices.Equal(cut, all) {
+			t.Errorf("%q: the cut's top 10 %v differ from exhaustive BM25's %v", q, cut, all)
+		}
+	}
+	// The dense chunks hold no rare word: only the near-strict candidates
+	// bring them in, and they must rank in the mixed query's top 10 (below
+	// the long chunks holding every term, the rare one too, which the
+	// coverage factor puts first), and lead the query of common words.
+	top := chunkIDs(t, b.Pool, `SELECT k.chunk_id FROM brain.keyword_search($1, 10) k JOIN brain.pages p ON p.id = k.page_id WHERE p.slug LIKE 'dense/%'`, queries[0])
+	if len(top) == 0 {
+		t.Errorf("%q: no dense chunk in the top 10", queries[0])
+	}
+	top = chunkIDs(t, b.Pool, `SELECT k.chunk_id FROM brain.keyword_search($1, 3) k JOIN brain.pages p ON p.id = k.page_id WHERE p.slug LIKE 'dense/%'`, queries[2])
+	if len(top) != 3 {
+		t.Errorf("%q: %d dense chunks in the top 3, want 3", queries[2], len(top))
+	}
+}
+
+func chunkIDs(t *testing.T, db Querier, sql, q string) []int64 {
+	t.Helper()
+	rows, err := db.Query(ctx(t), sql, q)
+	if err != nil {
+		t.Fatalf("%s (%q): %v", sql, q, err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, id)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s (%q): %v", sql, q, err)
+	}
+	return out
+}
+
+// TestCandidateScanStaysNarrowOnCommonWords covers the bounded path: with a
+// budget of 10 (so a "wide" scan is anything that may match more than 50
+// chunks), the common words of the fixture are each in far more chunks.
+// A query pairing a rare word with a common one must still return the
+// exhaustive top 10 (the rare word's 8 chunks first) without ranking the common
+// word's postings, a query of common words only must still put a chunk
+// holding all of them several times first, and a single common word must still answer.
+func TestCandidateScanStaysNarrowOnCommonWords(t *testing.T) {
+	t.Parallel()
+	b := dbtest.Open(t, testdb.Options{Dim: 8})
+	c := ctx(t)
+	if _, err := b.Pool.Exec(c, `
+		SELECT setseed(0.29);
+		INSERT INTO brain.config VALUES ('search.keyword_candidates', '10');
+		WITH p AS (
+			INSERT INTO brain.pages (slug, title, body, content_hash)
+			SELECT 'gen/p' || i, 'Page ' || i, 'x', repeat('0', 64) FROM generate_series(1, 1500) i
+			RETURNING id)
+		INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text)
+		SELECT p.id, 0, 'compiled_truth',
+		       (SELECT string_agg('common' || (random() * 9)::int, ' ') FROM generate_series(1, 8 + (p.id % 5)) g)
+		FROM p;
+		WITH p AS (
+			INSERT INTO brain.pages (slug, title, body, content_hash)
+			SELECT 'rare/r' || i, 'Rare ' || i, 'x', repeat('1', 64) FROM generate_series(1, 8) i
+			RETURNING id)
+		INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text)
+		SELECT p.id, 0, 'compiled_truth', 'quetzal zebra ' || repeat('common' || (p.id % 3) || ' ', (1 + p.id % 4)::int)
+		FROM p;
+		WITH p AS (
+			INSERT INTO brain.pages (slug, title, body, content_hash)
+			SELECT 'dense/d' || i, 'Dense ' || i, 'x', repeat('2', 64) FROM generate_series(1, 4) i
+			RETURNING id)
+		INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text)
+		SELECT p.id, 0, 'compiled_truth', repeat('common1 common2 common3 ', (2 + p.id % 3)::int)
+		FROM p;
+		ANALYZE brain.chunks;`); err != nil {
+		t.Fatalf("generating chunks: %v", err)
+	}
+	var commonDF float64
+	if err := b.Pool.QueryRow(c, `SELECT min(doc_freq) FROM brain.term_stats WHERE lexeme IN ('common1', 'common2', 'common3')`).Scan(&commonDF); err != nil {
+		t.Fatal(err)
+	}
+	if commonDF <= 250 {
+		t.Fatalf("fixture too small: common words are in %v chunks; they must be far past 5 x the budget of 10", commonDF)
+	}
+	for _, tc := range []struct {
+		q     string
+		exact int // leading results that must equal exhaustive BM25's
+	}{
+		{"quetzal common1", 8},
+		{"quetzal common2 common3", 8},
+	} {
+		cut := chunkIDs(t, b.Pool, `SELECT chunk_id FROM brain.keyword_search($1, 10) ORDER BY keyword_rank`, tc.q)
+		all := chunkIDs(t, b.Pool, `SELECT chunk_id FROM brain.keyword_scan($1, 10, exhaustive => true) WHERE chunk_id IS NOT NULL ORDER BY keyword_rank`, tc.q)
+		if len(cut) < tc.exact || len(all) < tc.exact {
+			t.Fatalf("%q: the cut found %d chunks and exhaustive BM25 %d, want at least %d each", tc.q, len(cut), len(all), tc.exact)
+		}
+		if !slices.Equal(cut[:tc.exact], all[:tc.exact]) {
+			t.Errorf("%q: the cut's top %d %v differ from exhaustive BM25's %v", tc.q, tc.exact, cut[:tc.exact], all[:tc.exact])
+		}
+	}
+	// The rare word's chunks are found without scoring the common word's
+	// hundreds of postings: when they fill the answer (limit 5), nothing
+	// else is scored; when they do not (limit 10), at most limit unranked
+	// chunks holding the common word are added, and the answer is full.
+	var scored int
+	if err := b.Pool.QueryRow(c, `SELECT (meta ->> 'candidates')::int FROM brain.keyword_scan('quetzal common1', 5) WHERE chunk_id IS NULL`).Scan(&scored); err != nil {
+		t.Fatal(err)
+	}
+	if scored > 8 {
+		t.Errorf("quetzal common1, limit 5: %d chunks scored, want at most the 8 holding quetzal", scored)
+	}
+	if err := b.Pool.QueryRow(c, `SELECT (meta ->> 'candidates')::int FROM brain.keyword_scan('quetzal common1', 10) WHERE chunk_id IS NULL`).Scan(&scored); err != nil {
+		t.Fatal(err)
+	}
+	if scored > 8+10 {
+		t.Errorf("quetzal common1, limit 10: %d chunks scored, want at most the 8 holding quetzal and 10 more", scored)
+	}
+	if got := chunkIDs(t, b.Pool, `SELECT chunk_id FROM brain.keyword_search($1, 10)`, "quetzal common1"); len(got) != 10 {
+		t.Errorf("quetzal common1: %d results, want 10", len(got))
+	}
+	// Common words only: the candidates are the chunks holding all of them,
+	// so one that holds each several times leads.
+	top := chunkIDs(t, b.Pool, `SELECT k.chunk_id FROM brain.keyword_search($1, 1) k JOIN brain.pages p ON p.id = k.page_id WHERE p.slug LIKE 'dense/%'`, "common1 common2 common3")
+	if len(top) != 1 {
+		t.Errorf("common1 common2 common3: the first result is not a chunk holding every word several times")
+	}
+	// A negation that excludes every chunk holding the rare word leaves the
+	// narrow scans empty; the answer must still hold the common word.
+	if got := chunkIDs(t, b.Pool, `SELECT chunk_id FROM brain.keyword_search($1, 10)`, "quetzal common1 -zebra"); len(got) == 0 {
+		t.Errorf("quetzal common1 -zebra: empty answer, want chunks holding common1 without zebra")
+	}
+	if got := chunkIDs(t, b.Pool, `SELECT chunk_id FROM brain.keyword_search($1, 10)`, "common7"); len(got) != 10 {
+		t.Errorf("common7: %d results, want 10", len(got))
+	}
+}

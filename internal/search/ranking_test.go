@@ -1,0 +1,163 @@
+package search
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/pgbrain/pgbrain/internal/dbtest"
+	"github.com/pgbrain/pgbrain/testdb"
+)
+
+// TestTitleScores pins which query lexemes a page title credits (whole
+// title words, and names written joined, abbreviated or affixed) and the
+// share (and the number) of the title's words the query explains (leaves
+// unexplained). Title words come from the
+// chunk's title lexemes, so they are stemmed like the query's.
+func TestTitleScores(t *testing.T) {
+	t.Parallel()
+	db := dbtest.Open(t, testdb.Options{Dim: 8}).Pool
+	tests := []struct {
+		title     string
+		lexemes   []string
+		idfs      []float64
+		affinity  float64
+		explained float64
+		unexpl    int // title words no lexeme matches
+	}{
+		{"python3-genshi", []string{"python", "templat"}, []float64{1, 2}, 1, 0.5, 1},     // digits split words
+		{"libfoo-dev", []string{"develop", "file"}, []float64{2, 1}, 2, 0.5, 1},           // "dev" begins "develop"
+		{"libaspectj-java", []string{"aspect", "java"}, []float64{3, 1}, 4, 1, 0},         // contained, and whole
+		{"librust-oauth2-dev", []string{"rust", "sourc"}, []float64{2, 1}, 2, 1.0 / 3, 2}, // "rust" inside "librust"
+		{"gir1.2-vte-2.91", []string{"vte", "gir"}, []float64{2, 1}, 3, 1, 0},             // versions and dots split words
+		{"node-progress", []string{"progress", "bar"}, []float64{2, 2}, 2, 0.5, 1},        // a lexeme matching no word adds nothing
+		{"Release Notes", []string{"releas", "note"}, []float64{1, 1}, 2, 1, 0},           // stemmed like the query
+		{"Kate", []string{"ka"}, []float64{5}, 0, 0, 1},                                   // 2 letters: whole words only
+		{"xz-utils", []string{"xz"}, []float64{5}, 5, 0.5, 1},                             // ... and then they count
+		{"ab", []string{"abc"}, []float64{5}, 0, 0, 1},                                    // a 2-letter word begins nothing
+		{"gtk", []string{"gt", "tk"}, []float64{1, 1}, 0, 0, 1},                           // short lexemes need whole words
+		{"Café Straße", []string{"cafe", "strass"}, []float64{1, 1}, 2, 1, 0},             // unaccented like the query
+		{"東京", []string{"東京"}, []float64{2}, 2, 1, 0},                                     // any script
+		{"2024", []string{"python"}, []float64{1}, 0, 0, 0},                               // a title without words
+		{"plain title", []string{}, []float64{}, 0, 0, 2},                                 // no terms
+	}
+	for i, tt := range tests {
+		slug := fmt.Sprintf("t/p%d", i)
+		seed(t, db, []page{{slug: slug, title: tt.title, chunks: []chunk{{ct, "body text", "[1,0,0,0,0,0,0,0]"}}}})
+		var aff, expl float64
+		var unexpl int
+		if err := db.QueryRow(ctx(t), `SELECT s.affinity, s.explained, s.unexplained FROM brain.chunks c JOIN brain.pages p ON p.id = c.page_id,
+			brain.title_scores(ARRAY[c.id], $2, $3) s WHERE p.slug = $1`, slug, tt.lexemes, tt.idfs).Scan(&aff, &expl, &unexpl); err != nil {
+			t.Fatalf("brain.title_scores for %q, %v: %v", tt.title, tt.lexemes, err)
+		}
+		if math.Abs(aff-tt.affinity) > 1e-9 || math.Abs(expl-tt.explained) > 1e-9 || unexpl != tt.unexpl {
+			t.Errorf("title %q, lexemes %v, idfs %v: (affinity, explained, unexplained) = (%v, %v, %v), want (%v, %v, %v)",
+				tt.title, tt.lexemes, tt.idfs, aff, expl, unexpl, tt.affinity, tt.explained, tt.unexpl)
+		}
+	}
+}
+
+// scoreOf is the keyword arm's score of the page with slug for q.
+func scoreOf(t *testing.T, db *pgxpool.Pool, q, slug string) float64 {
+	t.Helper()
+	var s float64
+	if err := db.QueryRow(ctx(t), `SELECT k.score FROM brain.keyword_search($1, 50) k
+		JOIN brain.pages p ON p.id = k.page_id WHERE p.slug = $2`, q, slug).Scan(&s); err != nil {
+		t.Fatalf("score of %s for %q: %v", slug, q, err)
+	}
+	return s
+}
+
+func setSetting(t *testing.T, db *pgxpool.Pool, name, value string) {
+	t.Helper()
+	if _, err := db.Exec(ctx(t), `INSERT INTO brain.config (key, value) VALUES ('search.' || $1, $2)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, name, value); err != nil {
+		t.Fatalf("setting search.%s: %v", name, err)
+	}
+}
+
+// TestRankingSignals checks the signals added to BM25 where they show: the
+// coverage factor 1 + coverage_weight · (share of the query's idf the chunk
+// holds)², and the title terms (affinity and coverage), which rank the page
+// named for the query first among pages whose text scores the same.
+func TestRankingSignals(t *testing.T) {
+	t.Parallel()
+	db := dbtest.Open(t, testdb.Options{Dim: 8}).Pool
+	v := "[1,0,0,0,0,0,0,0]"
+	seed(t, db, []page{
+		// alpha and beta are each in two chunks: equal idf.
+		{slug: "cov/both", title: "One", chunks: []chunk{{ct, "alpha beta", v}}},
+		{slug: "cov/alpha", title: "Two", chunks: []chunk{{ct, "alpha gamma", v}}},
+		{slug: "cov/beta", title: "Three", chunks: []chunk{{ct, "beta delta", v}}},
+		// the same text under two names
+		{slug: "pkg/ruby-kid", title: "ruby-kid", chunks: []chunk{{ct, "A template engine for XML documents.", v}}},
+		{slug: "pkg/python3-kid", title: "python3-kid", chunks: []chunk{{ct, "A template engine for XML documents.", v}}},
+		// siblings: one text, and a name that says more than the query
+		{slug: "pkg/kid-extra-doc", title: "kid-extra-doc", chunks: []chunk{{ct, "Kid is a template engine for XML documents.", v}}},
+		{slug: "pkg/kid", title: "kid", chunks: []chunk{{ct, "Kid is a template engine for XML documents.", v}}},
+	})
+	setSetting(t, db, "title_affinity", "0")
+	setSetting(t, db, "title_coverage", "0")
+	setSetting(t, db, "title_unexplained", "0")
+	setSetting(t, db, "coverage_weight", "0")
+	both0, half0 := scoreOf(t, db, "alpha beta", "cov/both"), scoreOf(t, db, "alpha beta", "cov/alpha")
+	setSetting(t, db, "coverage_weight", "1")
+	both1, half1 := scoreOf(t, db, "alpha beta", "cov/both"), scoreOf(t, db, "alpha beta", "cov/alpha")
+	if math.Abs(both1/both0-2) > 1e-9 {
+		t.Errorf("chunk holding every term: score %v with coverage_weight 1, %v with 0; want twice", both1, both0)
+	}
+	if math.Abs(half1/half0-1.25) > 1e-9 {
+		t.Errorf("chunk holding half the idf: score %v with coverage_weight 1, %v with 0; want 1.25 times", half1, half0)
+	}
+
+	q := "Python XML template engine"
+	if a, b := scoreOf(t, db, q, "pkg/python3-kid"), scoreOf(t, db, q, "pkg/ruby-kid"); a != b {
+		t.Fatalf("without title affinity the two pages should tie (same text, titles hold no query word): %v vs %v", a, b)
+	}
+	// title_unexplained: each title word the query does not account for
+	// multiplies the score by 1 - title_unexplained ("extra", "doc").
+	qk := "Kid XML template engine"
+	kid0, extras0 := scoreOf(t, db, qk, "pkg/kid"), scoreOf(t, db, qk, "pkg/kid-extra-doc")
+	setSetting(t, db, "title_unexplained", "0.1")
+	kid1, extras1 := scoreOf(t, db, qk, "pkg/kid"), scoreOf(t, db, qk, "pkg/kid-extra-doc")
+	if math.Abs(kid1/kid0-1) > 1e-9 {
+		t.Errorf("title_unexplained 0.1: %q scores pkg/kid %v, %v with 0; its title is all query words, want no change", qk, kid1, kid0)
+	}
+	if math.Abs(extras1/extras0-0.81) > 1e-9 {
+		t.Errorf("title_unexplained 0.1: %q scores pkg/kid-extra-doc %v, %v with 0; want 0.9² = 0.81 times (two unexplained title words)", qk, extras1, extras0)
+	}
+	setSetting(t, db, "title_unexplained", "0")
+	for _, s := range []string{"title_affinity", "title_coverage"} {
+		setSetting(t, db, s, "0.25")
+		if a, b := scoreOf(t, db, q, "pkg/python3-kid"), scoreOf(t, db, q, "pkg/ruby-kid"); !(a > b) {
+			t.Errorf("%q with %s 0.25: python3-kid scores %v, ruby-kid %v; the title naming Python should win", q, s, a, b)
+		}
+		setSetting(t, db, s, "0")
+	}
+	// meta says whether the title terms ran, and for how many chunks.
+	titleScored := func() (n, candidates int) {
+		t.Helper()
+		if err := db.QueryRow(ctx(t), `SELECT (meta->>'title_scored')::int, (meta->>'candidates')::int
+			FROM brain.keyword_scan($1, 10) WHERE chunk_id IS NULL`, q).Scan(&n, &candidates); err != nil {
+			t.Fatalf("keyword_scan meta for %q: %v", q, err)
+		}
+		return n, candidates
+	}
+	if n, _ := titleScored(); n != 0 {
+		t.Errorf("title settings 0: meta title_scored = %d, want 0", n)
+	}
+	setSetting(t, db, "title_coverage", "0.3")
+	setSetting(t, db, "title_depth", "1")
+	if n, c := titleScored(); c < 2 || n != c {
+		t.Errorf("title_depth 1, lim 10, %d candidates: meta title_scored = %d, want all of them (at least lim)", c, n)
+	}
+	if _, err := db.Exec(ctx(t), `DELETE FROM brain.config WHERE key LIKE 'search.%'`); err != nil {
+		t.Fatal(err)
+	}
+	top := slugs(hybridRows(t, db, `SELECT slug, chunk_index, chunk_source, score, keyword_rank, vector_rank FROM brain.hybrid_search($1, NULL, 1)`, q))
+	if len(top) != 1 || top[0] != "pkg/python3-kid" {
+		t.Errorf("%q: first result %v, want pkg/python3-kid", q, top)
+	}
+}
