@@ -19,8 +19,13 @@
 -- application_name, state, xact_start, as far as this role may see them)
 -- and the fixes. Assumes the server's wall clock does not step backwards.
 -- Exports use the half-open window [since, end).
+-- SECURITY DEFINER: it reads pg_stat_activity with the rights of the role
+-- that installed the schema, so an export run as pgbrain_reader (SET ROLE
+-- from the installing login, as the CLI does) still sees when that
+-- login's own import or index build started, instead of waiting for it.
+-- It takes no input and returns one timestamp.
 CREATE OR REPLACE FUNCTION brain.eval_window_end() RETURNS timestamptz
-LANGUAGE plpgsql VOLATILE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
 	t_end    timestamptz := clock_timestamp();
 	bounded  timestamptz;
@@ -65,7 +70,7 @@ BEGIN
 			 WHERE (a.pid || ':' || a.backend_xid) = ANY (unknown);
 			RAISE EXCEPTION 'brain.eval_window_end: waited % for transactions that this role cannot see the start of: %', max_wait, coalesce(who, array_to_string(unknown, ', '))
 				USING ERRCODE = '55P03',
-				      HINT = 'end those transactions (pg_terminate_backend(pid)), grant pg_read_all_stats to this role so their start bounds the window without waiting, or wait longer with SET brain.eval_window_timeout = ''5min''';
+				      HINT = 'end those transactions (pg_terminate_backend(pid)), grant pg_read_all_stats to the owner of brain.eval_window_end so their start bounds the window without waiting, or wait longer with SET brain.eval_window_timeout = ''5min''';
 		END IF;
 		PERFORM pg_sleep(0.01);
 		PERFORM pg_stat_clear_snapshot();

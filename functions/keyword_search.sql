@@ -29,7 +29,8 @@
 --   Σ_all terms idf)·(1 + title_coverage)·(1 + strict_bonus) (a title word
 --   may contain any term); when that is below
 --   the lim-th score, the top lim equal exhaustive BM25's (meta exact =
---   true). Otherwise, while fewer than keyword_candidates_max (default 0:
+--   true, claimed only when title_unexplained is 0: that factor can lower
+--   a scored chunk below the lim-th score the bound was compared with). Otherwise, while fewer than keyword_candidates_max (default 0:
 --   off) chunks are scored, the next rarest term's chunks are added and the
 --   bound re-checked. exhaustive = true scores every chunk holding any
 --   term: the reference the cut is measured against.
@@ -319,7 +320,7 @@ BEGIN
 	FROM f
 	JOIN brain.chunks c ON c.id = f.id;
 	m := jsonb_build_object('candidates', cardinality(ids), 'rounds', rounds, 'terms_scanned', taken,
-			'terms_total', n_terms, 'exact', exact OR exhaustive, 'phrases_dropped', phrases_dropped,
+			'terms_total', n_terms, 'exact', (exact AND title_unx = 0) OR exhaustive, 'phrases_dropped', phrases_dropped,
 			'title_scored', title_n, 'parser', p.info);
 	IF scope = 'all' THEN
 		RETURN QUERY SELECT u.id, u.pid, u.sc, u.r::int, NULL::jsonb

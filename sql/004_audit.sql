@@ -12,7 +12,7 @@
 
 -- brain.pii_taxonomy(): the closed, twelve-name PII taxonomy, sorted (C
 -- collation). CHECK constraints on brain.audit_log and brain.page_pii use it,
--- so no other name can ever be stored; the names match internal/pii.
+-- so no other name can ever be stored; the names match client/pii.
 CREATE OR REPLACE FUNCTION brain.pii_taxonomy() RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
 	SELECT ARRAY['behavioral', 'biometric', 'contact', 'credential',
@@ -88,7 +88,7 @@ $fn$;
 -- where F is brain.audit_field and the categories are normalised (sorted,
 -- distinct). Structural metadata only: no query text, page content or ids,
 -- so it can leave the database (as the OTel gen_ai.tool.call.id) safely.
--- internal/audit.Fingerprint computes the same value in Go.
+-- client/audit.Fingerprint computes the same value in Go.
 CREATE OR REPLACE FUNCTION brain.audit_fingerprint(
 	tool text, status text, refusal_reason text, pii_categories text[], cost_class text)
 RETURNS text

@@ -1,7 +1,7 @@
 -- 008_unicode_slugs: slugs in every script.
 --
 -- Guarantees: brain.pages accepts every slug the client derives from a file
--- name (internal/markdown ValidSlug): '/'-separated segments that start with
+-- name (client/markdown ValidSlug): '/'-separated segments that start with
 -- a letter, digit or symbol of any script (or an ASCII letter or digit) and
 -- go on with those, combining marks, '.', '_', '+' and '-'. What the CHECK
 -- still refuses, whatever the client: ASCII upper case, spaces and other

@@ -60,6 +60,86 @@ func asRole(t *testing.T, u, name, appName string) *pgx.Conn {
 	return conn
 }
 
+// ownedBy makes a role without pg_read_all_stats own brain.eval_window_end
+// in this test's database.
+func ownedBy(t *testing.T, u, name string) {
+	t.Helper()
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	for _, stmt := range []string{
+		`CREATE ROLE ` + name + ` NOLOGIN NOSUPERUSER`,
+		`GRANT USAGE ON SCHEMA brain TO ` + name,
+		`ALTER FUNCTION brain.eval_window_end() OWNER TO ` + name,
+	} {
+		if _, err := admin.Exec(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(context.Background(), u)
+		if err != nil {
+			return
+		}
+		defer c.Close(context.Background())
+		c.Exec(context.Background(), `DROP OWNED BY `+name)
+		c.Exec(context.Background(), `DROP ROLE IF EXISTS `+name)
+	})
+}
+
+// An export run as pgbrain_reader by SET ROLE from the login that
+// installed the schema (what the CLI does) is not held up by that login's
+// own open write, which pgbrain_reader alone may not see the start of: the
+// window ends at the write's start, at once.
+func TestWindowEndAsReaderSeesItsLoginsOwnWrites(t *testing.T) {
+	t.Parallel()
+	u := testdb.New(t)
+	ctx := context.Background()
+	writer, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close(ctx)
+	tx, err := writer.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	var started time.Time
+	var xid int64
+	if err := tx.QueryRow(ctx, `SELECT now(), txid_current()`).Scan(&started, &xid); err != nil {
+		t.Fatal(err)
+	}
+	reader, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close(ctx)
+	for _, stmt := range []string{`SET ROLE pgbrain_reader`, `SET brain.eval_window_timeout = '0'`} {
+		if _, err := reader.Exec(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	var hidden bool
+	if err := reader.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+		WHERE backend_xid IS NOT NULL AND xact_start IS NULL AND datname = current_database())`).Scan(&hidden); err != nil {
+		t.Fatal(err)
+	}
+	if !hidden {
+		t.Fatal("pgbrain_reader sees the start of its login's other transaction; the test proves nothing")
+	}
+	var end time.Time
+	if err := reader.QueryRow(ctx, `SELECT brain.eval_window_end()`).Scan(&end); err != nil {
+		t.Fatalf("window end as pgbrain_reader beside the login's open write: %v", err)
+	}
+	if end.After(started) {
+		t.Errorf("window end %v is after the open write's start %v", end, started)
+	}
+}
+
 // TestWindowEndWaitIsBounded: a transaction holding a transaction id whose
 // start the exporting role cannot see makes brain.eval_window_end wait; it
 // waits at most brain.eval_window_timeout and then fails naming the session,
@@ -73,6 +153,9 @@ func TestWindowEndWaitIsBounded(t *testing.T) {
 	tag := hex.EncodeToString(suffix)
 	writer := asRole(t, u, "pgbrain_ww_writer_"+tag, "stuck-writer-"+tag)
 	reader := asRole(t, u, "pgbrain_ww_reader_"+tag, "exporter")
+	// The function reads pg_stat_activity with its owner's rights: owned by
+	// a role without pg_read_all_stats, the writer's start is hidden from it.
+	ownedBy(t, u, "pgbrain_ww_owner_"+tag)
 	var writerPID int
 	if err := writer.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&writerPID); err != nil {
 		t.Fatal(err)

@@ -14,10 +14,10 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // ClassifyUnits repeat into inputs aimed at each page detector's scanning:
@@ -150,10 +150,9 @@ func Require(t testing.TB, f func(string), units []string) {
 // threadCPU is the CPU time the calling thread has used
 // (CLOCK_THREAD_CPUTIME_ID, nanosecond resolution).
 func threadCPU() (time.Duration, error) {
-	const clockThreadCPUTimeID = 3
-	var ts syscall.Timespec
-	if _, _, errno := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTimeID, uintptr(unsafe.Pointer(&ts)), 0); errno != 0 {
-		return 0, fmt.Errorf("clock_gettime(CLOCK_THREAD_CPUTIME_ID): %w", errno)
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0, fmt.Errorf("clock_gettime(CLOCK_THREAD_CPUTIME_ID): %w", err)
 	}
 	return time.Duration(ts.Nano()), nil
 }
