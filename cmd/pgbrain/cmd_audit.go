@@ -128,7 +128,13 @@ func auditVerifyCommand() *cli.Command {
 					fmt.Fprintf(c.App.ErrWriter, "pgbrain: %s\n", n)
 				}
 				if len(problems) > 0 {
-					return cli.Exit(fmt.Sprintf("audit chain verification failed: %d problem(s) in %s; the rows named above were changed, removed or forged", len(problems), what), 1)
+					why := "the rows named above were changed, removed or forged"
+					if onlyMissingSessionRows(problems) {
+						// After an outage the rows wait in the spool; say so
+						// before suggesting tampering.
+						why = "rows of the sessions named above are missing: if the database was down they wait in the audit spool and 'pgbrain audit flush' adds them; otherwise they were removed"
+					}
+					return cli.Exit(fmt.Sprintf("audit chain verification failed: %d problem(s) in %s; %s", len(problems), what, why), 1)
 				}
 				id, head, err := audit.Head(ctx, b.Pool)
 				if err != nil {
@@ -324,4 +330,15 @@ func auditListCommand() *cli.Command {
 			})
 		},
 	}
+}
+
+// onlyMissingSessionRows is whether every problem is a serve session whose
+// rows are not (yet) in the chain.
+func onlyMissingSessionRows(problems []audit.Problem) bool {
+	for _, p := range problems {
+		if p.Problem != "missing_session_rows" {
+			return false
+		}
+	}
+	return len(problems) > 0
 }

@@ -137,3 +137,23 @@ func TestServeDrainsTheSpoolAsAgent(t *testing.T) {
 		t.Fatalf("list after serve: exit %d\n%s", code, out)
 	}
 }
+
+func TestVerifyFailureNamesTheSpoolOnlyForMissingSessionRows(t *testing.T) {
+	t.Parallel()
+	missing := audit.Problem{Problem: "missing_session_rows"}
+	changed := audit.Problem{ID: 3, Problem: "hash_mismatch"}
+	for _, tc := range []struct {
+		problems []audit.Problem
+		want     bool
+	}{
+		{nil, false},
+		{[]audit.Problem{missing}, true},
+		{[]audit.Problem{missing, missing}, true},
+		{[]audit.Problem{missing, changed}, false},
+		{[]audit.Problem{changed}, false},
+	} {
+		if got := onlyMissingSessionRows(tc.problems); got != tc.want {
+			t.Errorf("%+v: %v, want %v", tc.problems, got, tc.want)
+		}
+	}
+}

@@ -36,6 +36,9 @@ func queryCommand() *cli.Command {
 				return usageError("query: --variants %d is out of range; use 1 to %d", n, expand.AskVariants)
 			}
 			return withBrain(c, brain.RoleReader, func(ctx context.Context, b *brain.Brain) error {
+				if err := knownSources(ctx, b, o.SourceIDs); err != nil {
+					return err
+				}
 				// Drained as this returns, before withBrain closes the pool.
 				rec := captureRecorder(c, b)
 				defer rec.Close(context.WithoutCancel(ctx))

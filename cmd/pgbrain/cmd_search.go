@@ -43,6 +43,9 @@ func searchCommand() *cli.Command {
 				return err
 			}
 			return withBrain(c, brain.RoleReader, func(ctx context.Context, b *brain.Brain) error {
+				if err := knownSources(ctx, b, o.SourceIDs); err != nil {
+					return err
+				}
 				// Drained as this returns, before withBrain closes the pool.
 				rec := captureRecorder(c, b)
 				defer rec.Close(context.WithoutCancel(ctx))
@@ -66,6 +69,21 @@ func noWordsNote(w io.Writer, r *search.Response) {
 	if len(r.Results) == 0 && ok && len(terms) == 0 {
 		fmt.Fprintln(w, "pgbrain: note: the query holds no word to search for (only punctuation, symbols or stop words such as 'the'); see docs/retrieval.md, \"Query grammar\"")
 	}
+}
+
+// knownSources refuses a --source that names no source, which would
+// otherwise read as "nothing matches".
+func knownSources(ctx context.Context, b *brain.Brain, ids []string) error {
+	for _, id := range ids {
+		var ok bool
+		if err := b.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM brain.sources WHERE id = $1)`, id).Scan(&ok); err != nil {
+			return fmt.Errorf("looking up source %q: %w", id, err)
+		}
+		if !ok {
+			return fmt.Errorf("source %q does not exist: 'pgbrain sources list' shows the sources", id)
+		}
+	}
+	return nil
 }
 
 // searchArgs validates what both commands share, before any database work.

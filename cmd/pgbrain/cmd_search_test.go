@@ -129,3 +129,18 @@ func TestEmptyQuerySaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// A --source that names no source is an error naming it, not "no results".
+func TestSearchRefusesAnUnknownSource(t *testing.T) {
+	t.Parallel()
+	b := tinyBrain(t)
+	for _, cmd := range []string{"search", "query"} {
+		out, errOut, code := pgbrain(t, b.url, "", cmd, "--source", "nosuch", "widget")
+		if code != 1 || !strings.Contains(errOut, `source "nosuch" does not exist`) || out != "" {
+			t.Errorf("%s --source nosuch: exit %d, stdout %q, stderr %q; want exit 1 naming the source", cmd, code, out, errOut)
+		}
+		if out, errOut, code := pgbrain(t, b.url, "", cmd, "--source", "default", "widget"); code != 0 || !strings.Contains(out, "widget") {
+			t.Errorf("%s --source default: exit %d, stdout %q, stderr %q", cmd, code, out, errOut)
+		}
+	}
+}

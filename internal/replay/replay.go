@@ -11,6 +11,7 @@ import (
 	"github.com/pgbrain/pgbrain/internal/baseline"
 	"github.com/pgbrain/pgbrain/internal/eval"
 	"github.com/pgbrain/pgbrain/internal/expand"
+	"github.com/pgbrain/pgbrain/internal/scrub"
 	"github.com/pgbrain/pgbrain/internal/search"
 )
 
@@ -62,6 +63,9 @@ func (d DB) Hybrid(ctx context.Context, q string, o search.Options, t search.Tun
 	}
 	return expand.Search(ctx, d.Q, d.Expander, q, qvec, embed, o, t)
 }
+
+// RedactedReason is why a row whose captured query was scrubbed is skipped.
+const RedactedReason = "query redacted at capture"
 
 // Row outcomes.
 const (
@@ -205,6 +209,12 @@ func replayRow(ctx context.Context, s Searcher, row baseline.Row) Result {
 	}
 	if strings.TrimSpace(row.Query) == "" {
 		res.Status, res.Reason = Skipped, "empty query"
+		return res
+	}
+	// Capture scrubbed personal data out of the query: the text left is not
+	// what was searched, so its results cannot be compared with the row's.
+	if strings.Contains(row.Query, scrub.Redacted) {
+		res.Status, res.Reason = Skipped, RedactedReason
 		return res
 	}
 	k := max(len(row.RetrievedChunkIDs), len(captured))

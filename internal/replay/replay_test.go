@@ -57,18 +57,21 @@ func TestReplayAgainstABrain(t *testing.T) {
 	moved := fmt.Sprintf(`{"schema_version":1,"id":3,"tool_name":"query","query":"fintech company","retrieved_slugs":["people/gone",%s],"detail":"high","expand_enabled":false,"vector_enabled":false,"latency_ms":0.001,"created_at":"2025-01-03T00:00:00Z"}`, slugs[0])
 	empty := `{"schema_version":1,"id":2,"tool_name":"search","query":"   ","retrieved_slugs":[],"created_at":"2025-01-02T00:00:00Z"}`
 	broken := `{"schema_version":1,"id":1,"tool_name":"search","query":"nul\u0000byte","retrieved_slugs":[],"created_at":"2025-01-01T00:00:00Z"}`
-	rows := []baseline.Row{row(t, empty), row(t, broken), row(t, moved), row(t, same)}
+	// Capture scrubbed an email out of this one: replaying the rest of the
+	// text would search something else, so it is skipped, not scored.
+	redacted := `{"schema_version":1,"id":0,"tool_name":"search","query":"mail [REDACTED] about fintech","retrieved_slugs":["notes/garden"],"created_at":"2024-12-31T00:00:00Z"}`
+	rows := []baseline.Row{row(t, empty), row(t, broken), row(t, moved), row(t, same), row(t, redacted)}
 
 	rep, err := Run(ctx, db, rows, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := rep.Summary
-	if s.RowsTotal != 4 || s.RowsReplayed != 2 || s.RowsSkipped != 1 || s.RowsErrored != 1 {
+	if s.RowsTotal != 5 || s.RowsReplayed != 2 || s.RowsSkipped != 2 || s.RowsErrored != 1 {
 		t.Fatalf("summary = %+v", s)
 	}
-	// Most recent first: id 4, 3, 2, 1.
-	for i, id := range []int64{4, 3, 2, 1} {
+	// Most recent first: id 4, 3, 2, 1, 0.
+	for i, id := range []int64{4, 3, 2, 1, 0} {
 		if rep.Results[i].ID != id {
 			t.Errorf("result %d is id %d, want %d", i, rep.Results[i].ID, id)
 		}
@@ -85,6 +88,9 @@ func TestReplayAgainstABrain(t *testing.T) {
 	}
 	if rep.Results[2].Reason != "empty query" || !strings.Contains(rep.Results[3].ErrorMessage, "NUL") {
 		t.Errorf("skip/error = %+v / %+v", rep.Results[2], rep.Results[3])
+	}
+	if r0 := rep.Results[4]; r0.Status != Skipped || r0.Reason != RedactedReason || r0.Jaccard != nil {
+		t.Errorf("redacted row = %+v, want skipped as %q", r0, RedactedReason)
 	}
 	if math.Abs(s.MeanJaccard-(1+1.0/3)/2) > 1e-9 || s.Top1StabilityRate != 0.5 || s.RowsOver2xLatency != 1 {
 		t.Errorf("summary = %+v", s)
