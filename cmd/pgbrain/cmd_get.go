@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -15,14 +16,18 @@ func getCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "get",
 		Usage:     "print a page's markdown exactly as stored",
-		ArgsUsage: "SLUG",
+		ArgsUsage: "SLUG (or SOURCE:SLUG, as search prints it)",
 		Flags:     []cli.Flag{sourceFlag, &cli.BoolFlag{Name: "json", Usage: "print the page with its metadata as JSON"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageError("get: give exactly one slug")
 			}
+			source, slug, err := sourceAndSlug(c, c.Args().First())
+			if err != nil {
+				return err
+			}
 			return withBrain(c, brain.RoleReader, func(ctx context.Context, b *brain.Brain) error {
-				p, err := b.GetPage(ctx, c.String("source"), markdown.NormalizeSlug(c.Args().First()))
+				p, err := b.GetPage(ctx, source, markdown.NormalizeSlug(slug))
 				if err != nil {
 					return err
 				}
@@ -34,4 +39,19 @@ func getCommand() *cli.Command {
 			})
 		},
 	}
+}
+
+// sourceAndSlug reads SOURCE:SLUG, the form search and query print for a
+// page outside the default source. A slug never holds ':', so the split is
+// unambiguous; a --source that names another source is a usage error.
+func sourceAndSlug(c *cli.Context, arg string) (string, string, error) {
+	source := c.String("source")
+	prefix, slug, ok := strings.Cut(arg, ":")
+	if !ok {
+		return source, arg, nil
+	}
+	if c.IsSet("source") && source != prefix {
+		return "", "", usageError("get: %q names source %q but --source is %q; give one of them", arg, prefix, source)
+	}
+	return prefix, slug, nil
 }

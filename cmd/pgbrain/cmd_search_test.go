@@ -144,3 +144,26 @@ func TestSearchRefusesAnUnknownSource(t *testing.T) {
 		}
 	}
 }
+
+// get reads SOURCE:SLUG, the form search prints for pages outside the
+// default source.
+func TestGetReadsTheSourceSlugFormSearchPrints(t *testing.T) {
+	t.Parallel()
+	b := tinyBrain(t)
+	if _, errOut, code := pgbrain(t, b.url, "", "sources", "add", "work"); code != 0 {
+		t.Fatalf("sources add: %s", errOut)
+	}
+	if _, errOut, code := pgbrain(t, b.url, "# Tokyo\n\nOffice in 東京.\n", "put", "--source", "work", "東京"); code != 0 {
+		t.Fatalf("put: %s", errOut)
+	}
+	out, errOut, code := pgbrain(t, b.url, "", "search", "--source", "work", "東京")
+	if code != 0 || !strings.Contains(out, "work:東京") {
+		t.Fatalf("search: exit %d, %q, %q; want the page shown as work:東京", code, out, errOut)
+	}
+	if out, errOut, code := pgbrain(t, b.url, "", "get", "work:東京"); code != 0 || !strings.Contains(out, "Office in 東京") {
+		t.Errorf("get work:東京: exit %d, %q, %q", code, out, errOut)
+	}
+	if _, errOut, code := pgbrain(t, b.url, "", "get", "--source", "default", "work:東京"); code != 2 || !strings.Contains(errOut, "--source") {
+		t.Errorf("get --source default work:東京: exit %d, %q; want a usage error", code, errOut)
+	}
+}
