@@ -93,6 +93,9 @@ func searchArgs(c *cli.Context, name string) (string, search.Options, error) {
 		return "", o, usageError("%s: give exactly one query, quoted (pgbrain %s \"QUERY\")", name, name)
 	}
 	q := c.Args().First()
+	if strings.TrimSpace(q) == "" {
+		return "", o, usageError("%s: the query is empty: give the words to search for (pgbrain %s \"QUERY\")", name, name)
+	}
 	if err := search.CheckQuery(q); err != nil {
 		return "", o, usageError("%s: %v", name, err)
 	}

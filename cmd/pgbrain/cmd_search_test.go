@@ -28,6 +28,8 @@ func TestSearchRefusesBadQueries(t *testing.T) {
 		{"bad detail", []string{"query", "--detail", "max", "x"}, "not one of low, medium, high"},
 		{"bad limit", []string{"search", "--limit", "101", "x"}, "use 1 to 100"},
 		{"no query", []string{"query"}, "give exactly one query"},
+		{"empty query", []string{"query", ""}, "the query is empty"},
+		{"blank query", []string{"search", " \t "}, "the query is empty"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
