@@ -75,9 +75,9 @@ func noWordsNote(w io.Writer, r *search.Response) {
 // otherwise read as "nothing matches".
 func knownSources(ctx context.Context, b *brain.Brain, ids []string) error {
 	for _, id := range ids {
-		var ok bool
-		if err := b.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM brain.sources WHERE id = $1)`, id).Scan(&ok); err != nil {
-			return fmt.Errorf("looking up source %q: %w", id, err)
+		ok, err := b.SourceExists(ctx, id)
+		if err != nil {
+			return err
 		}
 		if !ok {
 			return fmt.Errorf("source %q does not exist: 'pgbrain sources list' shows the sources", id)

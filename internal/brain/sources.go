@@ -38,6 +38,15 @@ func (b *Brain) AddSource(ctx context.Context, id, name string) error {
 	return nil
 }
 
+// SourceExists reports whether a source with this id exists.
+func (b *Brain) SourceExists(ctx context.Context, id string) (bool, error) {
+	var ok bool
+	if err := b.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM brain.sources WHERE id = $1)`, id).Scan(&ok); err != nil {
+		return false, fmt.Errorf("looking up source %q: %w", id, err)
+	}
+	return ok, nil
+}
+
 // Sources lists every source with its page count.
 func (b *Brain) Sources(ctx context.Context) ([]Source, error) {
 	rows, err := b.Pool.Query(ctx, `

@@ -301,9 +301,9 @@ func (s *Summary) fail(path, reason string) {
 }
 
 func checkSource(ctx context.Context, b *brain.Brain, source string) error {
-	var ok bool
-	if err := b.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM brain.sources WHERE id = $1)`, source).Scan(&ok); err != nil {
-		return fmt.Errorf("looking up source %q: %w", source, err)
+	ok, err := b.SourceExists(ctx, source)
+	if err != nil {
+		return err
 	}
 	if !ok {
 		return fmt.Errorf("source %q does not exist: create it with 'pgbrain sources add %s'", source, source)
