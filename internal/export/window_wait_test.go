@@ -17,9 +17,11 @@ import (
 	"github.com/pgbrain/pgbrain/testdb"
 )
 
-// asRole creates a login role without pg_read_all_stats, so it cannot see
-// when other roles' transactions started, and connects as it.
-func asRole(t *testing.T, u, name, appName string) *pgx.Conn {
+// makeRole runs CREATE ROLE name attrs and then each statement (grants and
+// the like, naming the role as %[1]s), and drops the role and what it owns
+// at cleanup. Without pg_read_all_stats the role cannot see when other
+// roles' transactions started.
+func makeRole(t *testing.T, u, name, attrs string, stmts ...string) {
 	t.Helper()
 	ctx := context.Background()
 	admin, err := pgx.Connect(ctx, u)
@@ -27,28 +29,7 @@ func asRole(t *testing.T, u, name, appName string) *pgx.Conn {
 		t.Fatal(err)
 	}
 	defer admin.Close(ctx)
-	for _, stmt := range []string{
-		`CREATE ROLE ` + name + ` LOGIN NOSUPERUSER`,
-		`GRANT USAGE ON SCHEMA brain TO ` + name,
-		`GRANT INSERT ON brain.eval_candidates TO ` + name,
-		`GRANT USAGE ON ALL SEQUENCES IN SCHEMA brain TO ` + name,
-	} {
-		if _, err := admin.Exec(ctx, stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
-	pu, _ := url.Parse(u)
-	q := pu.Query()
-	q.Set("user", name)
-	q.Set("application_name", appName)
-	pu.RawQuery = q.Encode()
-	pu.User = url.User(name)
-	conn, err := pgx.Connect(ctx, pu.String())
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Cleanup(func() {
-		conn.Close(context.Background())
 		c, err := pgx.Connect(context.Background(), u)
 		if err != nil {
 			return
@@ -57,6 +38,34 @@ func asRole(t *testing.T, u, name, appName string) *pgx.Conn {
 		c.Exec(context.Background(), `DROP OWNED BY `+name)
 		c.Exec(context.Background(), `DROP ROLE IF EXISTS `+name)
 	})
+	for _, stmt := range append([]string{`CREATE ROLE %[1]s ` + attrs}, stmts...) {
+		stmt = fmt.Sprintf(stmt, name)
+		if _, err := admin.Exec(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+}
+
+// asRole creates a login role that may capture queries and connects as it.
+func asRole(t *testing.T, u, name, appName string) *pgx.Conn {
+	t.Helper()
+	makeRole(t, u, name, `LOGIN NOSUPERUSER`,
+		`GRANT USAGE ON SCHEMA brain TO %[1]s`,
+		`GRANT INSERT ON brain.eval_candidates TO %[1]s`,
+		`GRANT USAGE ON ALL SEQUENCES IN SCHEMA brain TO %[1]s`)
+	pu, _ := url.Parse(u)
+	q := pu.Query()
+	q.Set("user", name)
+	q.Set("application_name", appName)
+	pu.RawQuery = q.Encode()
+	pu.User = url.User(name)
+	conn, err := pgx.Connect(context.Background(), pu.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Registered after makeRole's, so it runs first: the role is dropped
+	// once its session has ended.
+	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn
 }
 
@@ -64,30 +73,9 @@ func asRole(t *testing.T, u, name, appName string) *pgx.Conn {
 // in this test's database.
 func ownedBy(t *testing.T, u, name string) {
 	t.Helper()
-	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
-	for _, stmt := range []string{
-		`CREATE ROLE ` + name + ` NOLOGIN NOSUPERUSER`,
-		`GRANT USAGE ON SCHEMA brain TO ` + name,
-		`ALTER FUNCTION brain.eval_window_end() OWNER TO ` + name,
-	} {
-		if _, err := admin.Exec(ctx, stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
-	t.Cleanup(func() {
-		c, err := pgx.Connect(context.Background(), u)
-		if err != nil {
-			return
-		}
-		defer c.Close(context.Background())
-		c.Exec(context.Background(), `DROP OWNED BY `+name)
-		c.Exec(context.Background(), `DROP ROLE IF EXISTS `+name)
-	})
+	makeRole(t, u, name, `NOLOGIN NOSUPERUSER`,
+		`GRANT USAGE ON SCHEMA brain TO %[1]s`,
+		`ALTER FUNCTION brain.eval_window_end() OWNER TO %[1]s`)
 }
 
 // An export run as pgbrain_reader by SET ROLE from the login that
