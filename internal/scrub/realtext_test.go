@@ -2,17 +2,16 @@ package scrub
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/pgbrain/pgbrain/internal/pii"
+	"github.com/pgbrain/pgbrain/internal/realcorpus"
 )
 
 // realLines returns lines of text nobody here wrote: every long-description
@@ -21,26 +20,14 @@ import (
 // naming the fix, when either source is missing.
 func realLines(t *testing.T) (debian, man []string) {
 	t.Helper()
-	out, err := exec.Command("apt-cache", "dumpavail").Output()
-	if err != nil || len(out) == 0 {
-		t.Fatalf("apt-cache dumpavail: %v: this test reads real package descriptions (run on Debian or Ubuntu with package lists: apt-get update)", err)
+	debian, err := realcorpus.DebianLines()
+	if err != nil {
+		t.Fatalf("%v: this test reads real package descriptions", err)
 	}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 1<<20)
-	seen := map[string]bool{}
-	for sc.Scan() {
-		l := sc.Text()
-		if !strings.HasPrefix(l, "Description: ") && !strings.HasPrefix(l, " ") {
-			continue
-		}
-		l = strings.TrimSpace(strings.TrimPrefix(l, "Description: "))
-		if len(l) > 400 {
-			l = l[:400]
-		}
-		if len(l) > 1 && !seen[l] {
-			seen[l] = true
-			debian = append(debian, l)
-		}
+	// A manual-page line already among the descriptions is not counted twice.
+	seen := make(map[string]bool, len(debian))
+	for _, l := range debian {
+		seen[l] = true
 	}
 	files, _ := filepath.Glob("/usr/share/man/*/*.gz")
 	if len(files) < 100 {

@@ -22,8 +22,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
@@ -35,13 +33,13 @@ import (
 	"go/token"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/pgbrain/pgbrain/internal/pii"
+	"github.com/pgbrain/pgbrain/internal/realcorpus"
 	"github.com/pgbrain/pgbrain/internal/scrub"
 )
 
@@ -178,30 +176,11 @@ func inputs() ([]input, error) {
 	return ins, nil
 }
 
-// debianLines returns the distinct lines of every package description,
-// cut to 400 bytes (a long query), in the order apt prints them.
+// debianLines is realcorpus.DebianLines, marked as a missing source.
 func debianLines() ([]string, error) {
-	out, err := exec.Command("apt-cache", "dumpavail").Output()
-	if err != nil || len(out) == 0 {
-		return nil, fmt.Errorf("%w: apt-cache dumpavail (%v): run on Debian or Ubuntu with package lists (apt-get update)", errNoSource, err)
-	}
-	var lines []string
-	seen := map[string]bool{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		l := sc.Text()
-		if !strings.HasPrefix(l, "Description: ") && !strings.HasPrefix(l, " ") {
-			continue
-		}
-		l = strings.TrimSpace(strings.TrimPrefix(l, "Description: "))
-		if len(l) > 400 {
-			l = l[:400]
-		}
-		if len(l) > 1 && !seen[l] {
-			seen[l] = true
-			lines = append(lines, l)
-		}
+	lines, err := realcorpus.DebianLines()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errNoSource, err)
 	}
 	return lines, nil
 }
