@@ -4,8 +4,10 @@
 -- Guarantees: the ORDER BY distance ... LIMIT runs in its own CTE on
 -- brain.chunks alone, the shape the planner serves from the HNSW index;
 -- hnsw.ef_search is raised (for the rest of the transaction) to the number of
--- rows asked for, since the default 40 silently caps results, and filters use
--- pgvector's iterative scan so a filter cannot starve the list. A NULL qvec
+-- rows asked for, since the default 40 silently caps results, and every scan
+-- uses pgvector's iterative scan so neither a filter nor the dead row
+-- versions a bulk rewrite (embed --all) leaves until VACUUM can starve the
+-- list (it only scans further when the first pass found too few rows). A NULL qvec
 -- returns no rows. Order is distance ASC, chunk id ASC. lim is clamped to
 -- 1..1000 (the largest ef_search pgvector accepts).
 -- While the brain has no valid HNSW index (suspended for a bulk import, being
@@ -55,9 +57,7 @@ BEGIN
 	END IF;
 	lim := least(greatest(coalesce(lim, 10), 1), 1000);
 	PERFORM set_config('hnsw.ef_search', greatest(lim, 40)::text, true);
-	IF only_compiled OR source_ids IS NOT NULL THEN
-		PERFORM set_config('hnsw.iterative_scan', 'strict_order', true);
-	END IF;
+	PERFORM set_config('hnsw.iterative_scan', 'strict_order', true);
 	WITH nn AS MATERIALIZED (
 		SELECT c.id, c.page_id, c.embedding <=> qvec AS d
 		FROM brain.chunks c
