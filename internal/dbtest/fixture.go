@@ -1,0 +1,117 @@
+package dbtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgbrain/pgbrain/testdb"
+)
+
+// Fixture is a database built once per test binary and cloned for each test
+// that asks for it (CREATE DATABASE ... TEMPLATE copies files, so a clone of
+// a 20,000-page brain costs a fraction of building it again). Declare one as
+// a package variable next to the tests that share it; Build runs on a fresh
+// migrated database on first use and must leave no connection open.
+type Fixture struct {
+	Name    string         // short label for the database name: [a-z0-9_]
+	Options testdb.Options // the migrated brain Build starts from
+	Build   func(ctx context.Context, url string) error
+
+	once            sync.Once
+	admin, template string
+	err             error
+}
+
+// Clone returns the URL of a fresh copy of the fixture for t, dropped at
+// cleanup unless t failed.
+func (f *Fixture) Clone(t testing.TB) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	f.once.Do(func() { f.admin, f.template, f.err = f.build(ctx) })
+	if f.err != nil {
+		t.Fatalf("dbtest: building fixture %s: %v", f.Name, f.err)
+	}
+	name := "pgbrain_test_" + f.Name + "_" + randomHex()
+	conn, err := pgx.Connect(ctx, f.admin)
+	if err != nil {
+		t.Fatalf("dbtest: connecting to the test server: %v", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, f.template)); err != nil {
+		t.Fatalf("dbtest: cloning fixture %s: %v", f.Name, err)
+	}
+	u, err := withDatabase(f.admin, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("dbtest: kept database %s for inspection: psql '%s'", name, u)
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		c, err := pgx.Connect(ctx, f.admin)
+		if err != nil {
+			t.Logf("dbtest: dropping %s: %v", name, err)
+			return
+		}
+		defer c.Close(ctx)
+		if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Logf("dbtest: dropping %s: %v", name, err)
+		}
+	})
+	return u
+}
+
+func (f *Fixture) build(ctx context.Context) (admin, template string, err error) {
+	if admin, err = testdb.Server(ctx); err != nil {
+		return "", "", fmt.Errorf("no PostgreSQL server for tests (run 'make setup', or set TEST_DATABASE_URL): %w", err)
+	}
+	template = "pgbrain_fixture_" + f.Name + "_" + randomHex()
+	u, err := testdb.CreateMigrated(ctx, admin, template, f.Options)
+	if err != nil {
+		return "", "", fmt.Errorf("creating %s: %w", template, err)
+	}
+	if err := f.Build(ctx, u); err != nil {
+		return "", "", err
+	}
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		return "", "", err
+	}
+	defer conn.Close(ctx)
+	// A clone needs the template to have no sessions; the pool Build used
+	// may still be closing its connections.
+	if _, err := conn.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, template); err != nil {
+		return "", "", err
+	}
+	if _, err := conn.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s IS_TEMPLATE true", template)); err != nil {
+		return "", "", err
+	}
+	return admin, template, nil
+}
+
+func withDatabase(raw, db string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("dbtest: parsing the database URL: %w", err)
+	}
+	u.Path = "/" + db
+	return u.String(), nil
+}
+
+func randomHex() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
