@@ -1,4 +1,5 @@
--- brain.import_begin() and brain.import_apply(source_id): the bulk write path.
+-- brain.import_begin() and brain.import_apply(source_id, origin): the bulk
+-- write path.
 --
 -- A writer calls import_begin() in a transaction, COPYs rows into the
 -- session's temporary tables pg_temp.import_pages and pg_temp.import_chunks,
@@ -9,7 +10,9 @@
 -- takes the next one.
 -- Guarantees: pages whose content_hash is unchanged are not touched (no row
 -- version, no trigger, no re-embedding); a changed page's chunks are replaced
--- as a whole; new and changed pages are reported separately. Every CHECK
+-- as a whole; new and changed pages are reported separately; a new or
+-- changed page takes the given origin ('file' for an import of a directory,
+-- 'put' for a single page written by name: only 'file' pages are pruned). Every CHECK
 -- on brain.pages and brain.chunks still applies. Staged rows never outlive
 -- their transaction.
 -- The staging tables compress with lz4 where the server has it: they hold
@@ -48,7 +51,8 @@ BEGIN
 END
 $fn$;
 
-CREATE OR REPLACE FUNCTION brain.import_apply(p_source text)
+DROP FUNCTION IF EXISTS brain.import_apply(text);
+CREATE OR REPLACE FUNCTION brain.import_apply(p_source text, p_origin text DEFAULT 'file')
 RETURNS TABLE (added bigint, updated bigint, unchanged bigint)
 LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 BEGIN
@@ -60,13 +64,13 @@ BEGIN
 	  AND p.content_hash <> s.content_hash;
 
 	WITH up AS (
-		INSERT INTO brain.pages AS p (id, source_id, slug, title, type, body, timeline, frontmatter, content_hash)
-		SELECT coalesce(s.id, nextval('brain.pages_id_seq')), p_source, s.slug, s.title, s.type, s.body, s.timeline, s.frontmatter, s.content_hash
+		INSERT INTO brain.pages AS p (id, source_id, slug, title, type, body, timeline, frontmatter, content_hash, origin)
+		SELECT coalesce(s.id, nextval('brain.pages_id_seq')), p_source, s.slug, s.title, s.type, s.body, s.timeline, s.frontmatter, s.content_hash, p_origin
 		FROM pg_temp.import_pages s
 		ON CONFLICT (source_id, slug) DO UPDATE
 			SET title = EXCLUDED.title, type = EXCLUDED.type, body = EXCLUDED.body,
 			    timeline = EXCLUDED.timeline, frontmatter = EXCLUDED.frontmatter,
-			    content_hash = EXCLUDED.content_hash, updated_at = now()
+			    content_hash = EXCLUDED.content_hash, origin = EXCLUDED.origin, updated_at = now()
 			WHERE p.content_hash <> EXCLUDED.content_hash
 		RETURNING p.id, p.slug, (p.xmax = 0) AS inserted
 	)

@@ -22,7 +22,7 @@ func importCommand() *cli.Command {
 			sourceFlag,
 			&cli.BoolFlag{Name: "no-embed", Usage: "skip embeddings now (fill later with 'pgbrain embed --stale')"},
 			&cli.BoolFlag{Name: "prune", Usage: "delete pages of the source whose files are gone (never after an incomplete walk; at most half of the source unless --force)"},
-			&cli.BoolFlag{Name: "force", Usage: "with --prune: prune even when that deletes more than half of the source's pages"},
+			&cli.BoolFlag{Name: "force", Usage: "with --prune: prune even when that deletes more than half of the source's imported pages"},
 			&cli.IntFlag{Name: "writers", Usage: "connections writing batches at once (default: one per core, at most 4)"},
 			noNiceFlag,
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},

@@ -139,7 +139,7 @@ func applyBatch(ctx context.Context, b *brain.Brain, opts Options, batch []parse
 			pgx.CopyFromRows(chunkRows)); err != nil {
 			return fmt.Errorf("copying chunks: %w", err)
 		}
-		if err := tx.QueryRow(ctx, `SELECT added, updated, unchanged FROM brain.import_apply($1)`, opts.Source).
+		if err := tx.QueryRow(ctx, `SELECT added, updated, unchanged FROM brain.import_apply($1, $2)`, opts.Source, opts.origin).
 			Scan(&added, &updated, &unchanged); err != nil {
 			return fmt.Errorf("applying import batch: %w", err)
 		}

@@ -27,11 +27,12 @@ type Options struct {
 	// Embedder computes vectors in the client (a remote provider). Nil means
 	// the brain's local embedder, which runs inside the database.
 	Embedder embed.Embedder
-	// Prune deletes pages of the source whose files are gone. It is
-	// skipped when the walk was incomplete, and refused when it would
-	// delete more than half of the source's pages unless Force is set.
+	// Prune deletes pages of the source whose files are gone: pages an
+	// import wrote, never pages written by PutPage. It is skipped when the
+	// walk was incomplete, and refused when it would delete more than half
+	// of the source's imported pages unless Force is set.
 	Prune bool
-	// Force lets Prune delete more than half of the source's pages.
+	// Force lets Prune delete more than half of the source's imported pages.
 	Force bool
 	// NoClassify skips PII classification, so pages get no brain.page_pii
 	// tags. Only for a brain that is never served, such as LongMemEval's
@@ -60,6 +61,11 @@ type Options struct {
 	// Progress, when set, is told how many files have been handled.
 	Progress func(done, total int)
 	Chunking markdown.ChunkOptions
+
+	// origin is what a new or changed page records in brain.pages.origin:
+	// "file" (the default) for pages read from a directory, which --prune
+	// may delete, "put" for PutPage, which it never does.
+	origin string
 }
 
 // Failure names a file that was not imported and why.
@@ -109,6 +115,9 @@ func (o *Options) defaults() {
 	}
 	if o.BulkThreshold <= 0 {
 		o.BulkThreshold = DefaultBulkThreshold
+	}
+	if o.origin == "" {
+		o.origin = "file"
 	}
 }
 
@@ -190,6 +199,7 @@ func bulkLoad(newPages, brainPages int, opts Options) bool {
 // It reports whether the page was added, updated or unchanged.
 func PutPage(ctx context.Context, b *brain.Brain, slug string, data []byte, opts Options) (Summary, error) {
 	opts.defaults()
+	opts.origin = "put"
 	var sum Summary
 	if !markdown.ValidSlug(slug) {
 		return sum, invalidSlug(slug)
@@ -328,25 +338,26 @@ func knownHashes(ctx context.Context, b *brain.Brain, source string) (map[string
 	return out, rows.Err()
 }
 
-// prune deletes the source's pages whose slugs are not in keep, unless that
-// is more than half of them and force is not set: then it deletes nothing
-// and says why.
+// prune deletes the source's imported pages (origin 'file') whose slugs are
+// not in keep, unless that is more than half of them and force is not set:
+// then it deletes nothing and says why. Pages written by put are never
+// pruned, and do not count towards the half.
 func prune(ctx context.Context, b *brain.Brain, source string, keep []string, force bool) (n int, refused string, err error) {
 	err = pgx.BeginFunc(ctx, b.Pool, func(tx pgx.Tx) error {
 		var gone, total int
 		if err := tx.QueryRow(ctx, `
 			SELECT count(*) FILTER (WHERE NOT (slug = ANY ($2))), count(*)
-			FROM brain.pages WHERE source_id = $1`, source, keep).Scan(&gone, &total); err != nil {
+			FROM brain.pages WHERE source_id = $1 AND origin = 'file'`, source, keep).Scan(&gone, &total); err != nil {
 			return err
 		}
 		if gone == 0 {
 			return nil
 		}
 		if 2*gone > total && !force {
-			refused = fmt.Sprintf("pruning would delete %d of the %d pages of source %q, more than half, so nothing was pruned: check the directory, or pass --force to prune anyway", gone, total, source)
+			refused = fmt.Sprintf("pruning would delete %d of the %d imported pages of source %q, more than half, so nothing was pruned: check the directory, or pass --force to prune anyway", gone, total, source)
 			return nil
 		}
-		tag, err := tx.Exec(ctx, `DELETE FROM brain.pages WHERE source_id = $1 AND NOT (slug = ANY ($2))`, source, keep)
+		tag, err := tx.Exec(ctx, `DELETE FROM brain.pages WHERE source_id = $1 AND origin = 'file' AND NOT (slug = ANY ($2))`, source, keep)
 		n = int(tag.RowsAffected())
 		return err
 	})

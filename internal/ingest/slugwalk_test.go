@@ -225,7 +225,7 @@ func TestPruneRefusesToDeleteMostOfASource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Pruned != 0 || !strings.Contains(sum.PruneSkipped, "would delete 3 of the 4 pages") || !strings.Contains(sum.PruneSkipped, "--force") {
+	if sum.Pruned != 0 || !strings.Contains(sum.PruneSkipped, "would delete 3 of the 4 imported pages") || !strings.Contains(sum.PruneSkipped, "--force") {
 		t.Fatalf("prune of 3 of 4 pages = %+v, want it refused naming the counts and --force", sum)
 	}
 	if n := len(slugsOf(t, b)); n != 4 {
