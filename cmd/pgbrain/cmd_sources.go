@@ -24,7 +24,11 @@ func sourcesCommand() *cli.Command {
 						return usageError("sources add: give ID and optionally NAME")
 					}
 					return withBrain(c, brain.RoleWriter, func(ctx context.Context, b *brain.Brain) error {
-						return b.AddSource(ctx, c.Args().Get(0), c.Args().Get(1))
+						if err := b.AddSource(ctx, c.Args().Get(0), c.Args().Get(1)); err != nil {
+							return err
+						}
+						fmt.Fprintf(c.App.ErrWriter, "pgbrain: added source %s\n", c.Args().Get(0))
+						return nil
 					})
 				},
 			},
@@ -60,7 +64,12 @@ func sourcesCommand() *cli.Command {
 						return usageError("sources remove: give exactly one ID")
 					}
 					return withBrain(c, brain.RoleWriter, func(ctx context.Context, b *brain.Brain) error {
-						return b.RemoveSource(ctx, c.Args().First(), c.Bool("with-pages"))
+						n, err := b.RemoveSource(ctx, c.Args().First(), c.Bool("with-pages"))
+						if err != nil {
+							return err
+						}
+						fmt.Fprintf(c.App.ErrWriter, "pgbrain: removed source %s and its %d pages\n", c.Args().First(), n)
+						return nil
 					})
 				},
 			},
