@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
