@@ -55,3 +55,19 @@ func TestSettingSourceReadsOnceInTheDoctorLine(t *testing.T) {
 		}
 	}
 }
+
+// put with a name that is not a slug names the slug import would give it.
+func TestPutSuggestsTheSlugImportWouldUse(t *testing.T) {
+	t.Parallel()
+	url := testdb.New(t)
+	for name, want := range map[string]string{"Test/New Page": "test/new-page", "Café Notes": "café-notes", "a//b": "a/b"} {
+		_, errOut, code := pgbrain(t, url, "# X\n\nbody\n", "put", "--no-embed", name)
+		if code == 0 || !strings.Contains(errOut, `imports as "`+want+`": put it under that slug`) {
+			t.Errorf("put %q: exit %d, %q; want a refusal suggesting %q", name, code, errOut, want)
+			continue
+		}
+		if _, errOut, code := pgbrain(t, url, "# X\n\nbody\n", "put", "--no-embed", want); code != 0 {
+			t.Errorf("put %q (the suggested slug): exit %d, %s", want, code, errOut)
+		}
+	}
+}
