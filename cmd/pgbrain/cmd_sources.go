@@ -4,7 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"text/tabwriter"
+
+	"github.com/pgbrain/pgbrain/internal/columns"
 
 	"github.com/pgbrain/pgbrain/internal/brain"
 	"github.com/urfave/cli/v2"
@@ -45,7 +46,7 @@ func sourcesCommand() *cli.Command {
 						if c.Bool("json") {
 							return json.NewEncoder(c.App.Writer).Encode(srcs)
 						}
-						tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+						tw := columns.New(c.App.Writer, 2)
 						fmt.Fprintln(tw, "ID\tPAGES\tNAME")
 						for _, s := range srcs {
 							fmt.Fprintf(tw, "%s\t%d\t%s\n", s.ID, s.Pages, s.Name)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pgbrain/pgbrain/internal/columns"
 	"github.com/pgbrain/pgbrain/testdb"
 )
 
@@ -68,6 +69,36 @@ func TestPutSuggestsTheSlugImportWouldUse(t *testing.T) {
 		}
 		if _, errOut, code := pgbrain(t, url, "# X\n\nbody\n", "put", "--no-embed", want); code != 0 {
 			t.Errorf("put %q (the suggested slug): exit %d, %s", want, code, errOut)
+		}
+	}
+}
+
+// list keeps its columns in line on a terminal when slugs or types hold
+// wide characters.
+func TestListAlignsWideCharacters(t *testing.T) {
+	t.Parallel()
+	url := testdb.New(t)
+	for slug, page := range map[string]string{"東京": "# 東京オフィス\n\n本社\n", "alice": "# Alice\n\nperson\n", "🎉-party": "# Party\n\nfun\n"} {
+		if _, errOut, code := pgbrain(t, url, page, "put", "--no-embed", slug); code != 0 {
+			t.Fatalf("put %s: %s", slug, errOut)
+		}
+	}
+	out, errOut, code := pgbrain(t, url, "", "list")
+	if code != 0 {
+		t.Fatalf("list: exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("list printed %d lines, want a header and 3 pages:\n%s", len(lines), out)
+	}
+	start := func(l string) int { // display column of the second cell
+		i := strings.Index(l, "  ")
+		j := i + len(l[i:]) - len(strings.TrimLeft(l[i:], " "))
+		return columns.Width(l[:j])
+	}
+	for _, l := range lines[1:] {
+		if start(l) != start(lines[0]) {
+			t.Errorf("row %q: second column at display column %d, header's at %d:\n%s", l, start(l), start(lines[0]), out)
 		}
 	}
 }
