@@ -91,14 +91,11 @@ func TestListAlignsWideCharacters(t *testing.T) {
 	if len(lines) != 4 {
 		t.Fatalf("list printed %d lines, want a header and 3 pages:\n%s", len(lines), out)
 	}
-	start := func(l string) int { // display column of the second cell
-		i := strings.Index(l, "  ")
-		j := i + len(l[i:]) - len(strings.TrimLeft(l[i:], " "))
-		return columns.Width(l[:j])
-	}
+	// The display column where TYPE (every page's is "page") starts.
+	typeAt := func(l, word string) int { return columns.Width(l[:strings.Index(l, word)]) }
 	for _, l := range lines[1:] {
-		if start(l) != start(lines[0]) {
-			t.Errorf("row %q: second column at display column %d, header's at %d:\n%s", l, start(l), start(lines[0]), out)
+		if got, want := typeAt(l, " page ")+1, typeAt(lines[0], "TYPE"); got != want {
+			t.Errorf("row %q: TYPE column at display column %d, header's at %d:\n%s", l, got, want, out)
 		}
 	}
 }
