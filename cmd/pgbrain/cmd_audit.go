@@ -8,8 +8,9 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
+
+	"github.com/pgbrain/pgbrain/internal/columns"
 
 	"github.com/urfave/cli/v2"
 
@@ -308,7 +309,7 @@ func auditListCommand() *cli.Command {
 					}
 					return nil
 				}
-				tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+				tw := columns.New(c.App.Writer, 2)
 				fmt.Fprintln(tw, "ID\tOCCURRED_AT\tSESSION\tCALLER\tTOOL\tSTATUS\tREASON\tPII\tCOST\tFINGERPRINT")
 				for _, r := range rows {
 					reason := "-"

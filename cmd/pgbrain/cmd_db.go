@@ -35,7 +35,11 @@ func dbCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					return cl.Stop(c.Context)
+					if err := cl.Stop(c.Context); err != nil {
+						return err
+					}
+					fmt.Fprintf(c.App.ErrWriter, "pgbrain: embedded PostgreSQL stopped (%s)\n", cl.Dir())
+					return nil
 				},
 			},
 			{

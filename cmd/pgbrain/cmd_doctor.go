@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -89,7 +90,7 @@ func printDoctor(w io.Writer, r *doctor.Report) {
 	if r.Capture.Capture {
 		state = "on"
 	}
-	fmt.Fprintf(w, "eval capture     %s (%s); scrub_pii %v (%s)\n", state, r.Capture.CaptureSource, r.Capture.ScrubPII, r.Capture.ScrubSource)
+	fmt.Fprintf(w, "eval capture     %s (%s); scrub_pii %v (%s)\n", state, settingSource(r.Capture.CaptureSource), r.Capture.ScrubPII, settingSource(r.Capture.ScrubSource))
 	fmt.Fprintf(w, "capture failures last 24h:")
 	for _, reason := range capture.Reasons {
 		fmt.Fprintf(w, " %s %d", reason, r.CaptureFailures24h[reason])
@@ -135,4 +136,13 @@ func printDoctor(w io.Writer, r *doctor.Report) {
 	} else {
 		fmt.Fprintf(w, "%d warning(s)\n", len(r.Warnings))
 	}
+}
+
+// settingSource is where a setting came from, for the text report: the
+// JSON's "default (off)" would read "off (default (off))" after the value.
+func settingSource(s string) string {
+	if strings.HasPrefix(s, "default (") {
+		return "default"
+	}
+	return s
 }

@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/evalconfig"
 	"github.com/pgbrain/pgbrain/internal/export"
 )
 
@@ -72,6 +75,9 @@ func evalExportCommand() *cli.Command {
 					return err
 				}
 				fmt.Fprintf(stderr, "exported %d rows; window end %s\n", sum.Rows, sum.WindowEnd.UTC().Format(export.TimeLayout))
+				if sum.Rows == 0 {
+					captureOffHint(c)
+				}
 				if sum.Left > 0 {
 					fmt.Fprintf(stderr, "pgbrain: eval export: --limit %d left %d older rows of this window unexported; a run chained from this window end would skip them: export again with a larger --limit\n",
 						opts.Limit, sum.Left)
@@ -80,4 +86,19 @@ func evalExportCommand() *cli.Command {
 			})
 		},
 	}
+}
+
+// captureOffHint says, after an empty export, that this home captures no
+// queries, when that is so: otherwise an empty export looks like a fault.
+func captureOffHint(c *cli.Context) {
+	home, err := homeDir(c)
+	if err != nil {
+		return
+	}
+	cfg, err := evalconfig.Load(home, os.Getenv)
+	if err != nil || cfg.Capture {
+		return
+	}
+	fmt.Fprintf(c.App.ErrWriter, "pgbrain: eval export: capture is off here (%s), so this home records no queries: turn it on with PGBRAIN_CONTRIBUTOR_MODE=1 or {\"eval\": {\"capture\": true}} in %s (README, \"Capturing real queries\")\n",
+		settingSource(cfg.CaptureSource), filepath.Join(home, "config.json"))
 }

@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"text/tabwriter"
+
+	"github.com/pgbrain/pgbrain/internal/columns"
 
 	"github.com/urfave/cli/v2"
 
@@ -53,7 +54,7 @@ func evalQrelsCommand() *cli.Command {
 }
 
 func printQrels(w io.Writer, r eval.Report) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := columns.New(w, 2)
 	gain := "binary"
 	if r.Graded {
 		gain = "graded"

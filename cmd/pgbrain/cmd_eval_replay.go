@@ -5,7 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"text/tabwriter"
+
+	"github.com/pgbrain/pgbrain/internal/columns"
 
 	"github.com/urfave/cli/v2"
 
@@ -126,7 +127,7 @@ func printReplay(w io.Writer, rep replay.Report, top int, verbose bool) error {
 		fmt.Fprintf(&b, "Skipped %d row(s): %s\n", n, reason)
 	}
 	if verbose {
-		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+		tw := columns.New(&b, 2)
 		fmt.Fprintln(tw, "LINE\tSTATUS\tJACCARD\tTOP1\tCAPTURED\tCURRENT\tΔMS\tQUERY")
 		for _, r := range rep.Results {
 			j, t1 := "-", "-"

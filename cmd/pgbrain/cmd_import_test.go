@@ -44,17 +44,17 @@ func TestImportNamesCollisionsAndSkippedEntries(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &sum); err != nil {
 		t.Fatalf("import --json printed %q: %v", out, err)
 	}
-	suffixed := markdown.SuffixSlug("a-b", "a-b.md")
+	suffixed := markdown.SuffixSlug("a-b", "A B.md")
 	if code != 0 || sum.Files != 7 || sum.Added != 7 {
 		t.Fatalf("import: code %d, %+v, stderr %q", code, sum, errOut)
 	}
-	if len(sum.Collisions) != 1 || sum.Collisions[0].Path != "a-b.md" || sum.Collisions[0].Slug != suffixed || sum.Collisions[0].KeptBy != "A B.md" {
-		t.Fatalf("collisions = %+v, want a-b.md stored as %s", sum.Collisions, suffixed)
+	if len(sum.Collisions) != 1 || sum.Collisions[0].Path != "A B.md" || sum.Collisions[0].Slug != suffixed || sum.Collisions[0].KeptBy != "a-b.md" {
+		t.Fatalf("collisions = %+v, want A B.md stored as %s", sum.Collisions, suffixed)
 	}
 	if len(sum.Skipped) != 1 || sum.Skipped[0].Path != "pipe.md" || !strings.Contains(sum.Skipped[0].Reason, "FIFO") {
 		t.Fatalf("skipped = %+v, want pipe.md named", sum.Skipped)
 	}
-	for _, want := range []string{"a-b.md is stored as " + suffixed, "skipped pipe.md: named pipe (FIFO)"} {
+	for _, want := range []string{"A B.md is stored as " + suffixed, "skipped pipe.md: named pipe (FIFO)"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr %q does not say %q", errOut, want)
 		}

@@ -4,7 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"text/tabwriter"
+
+	"github.com/pgbrain/pgbrain/internal/columns"
 
 	"github.com/urfave/cli/v2"
 
@@ -31,7 +32,7 @@ func listCommand() *cli.Command {
 					enc := json.NewEncoder(c.App.Writer)
 					return b.ListPages(ctx, f, func(p brain.PageSummary) error { return enc.Encode(p) })
 				}
-				tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+				tw := columns.New(c.App.Writer, 2)
 				fmt.Fprintln(tw, "SOURCE\tSLUG\tTYPE\tTITLE")
 				err := b.ListPages(ctx, f, func(p brain.PageSummary) error {
 					_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.SourceID, p.Slug, p.Type, p.Title)

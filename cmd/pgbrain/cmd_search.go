@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"unicode/utf8"
+
+	"github.com/pgbrain/pgbrain/internal/columns"
 
 	"github.com/urfave/cli/v2"
 
@@ -115,7 +116,7 @@ func printResponse(w io.Writer, r *search.Response, asJSON bool) error {
 		_, err := fmt.Fprintln(w, "no results")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := columns.New(w, 2)
 	fmt.Fprintln(tw, "RANK\tSLUG\tSCORE\tSNIPPET")
 	for i, x := range r.Results {
 		slug := x.Slug

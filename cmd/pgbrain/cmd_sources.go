@@ -4,7 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"text/tabwriter"
+
+	"github.com/pgbrain/pgbrain/internal/columns"
 
 	"github.com/pgbrain/pgbrain/internal/brain"
 	"github.com/urfave/cli/v2"
@@ -24,7 +25,11 @@ func sourcesCommand() *cli.Command {
 						return usageError("sources add: give ID and optionally NAME")
 					}
 					return withBrain(c, brain.RoleWriter, func(ctx context.Context, b *brain.Brain) error {
-						return b.AddSource(ctx, c.Args().Get(0), c.Args().Get(1))
+						if err := b.AddSource(ctx, c.Args().Get(0), c.Args().Get(1)); err != nil {
+							return err
+						}
+						fmt.Fprintf(c.App.ErrWriter, "pgbrain: added source %s\n", c.Args().Get(0))
+						return nil
 					})
 				},
 			},
@@ -41,7 +46,7 @@ func sourcesCommand() *cli.Command {
 						if c.Bool("json") {
 							return json.NewEncoder(c.App.Writer).Encode(srcs)
 						}
-						tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+						tw := columns.New(c.App.Writer, 2)
 						fmt.Fprintln(tw, "ID\tPAGES\tNAME")
 						for _, s := range srcs {
 							fmt.Fprintf(tw, "%s\t%d\t%s\n", s.ID, s.Pages, s.Name)
@@ -60,7 +65,12 @@ func sourcesCommand() *cli.Command {
 						return usageError("sources remove: give exactly one ID")
 					}
 					return withBrain(c, brain.RoleWriter, func(ctx context.Context, b *brain.Brain) error {
-						return b.RemoveSource(ctx, c.Args().First(), c.Bool("with-pages"))
+						n, err := b.RemoveSource(ctx, c.Args().First(), c.Bool("with-pages"))
+						if err != nil {
+							return err
+						}
+						fmt.Fprintf(c.App.ErrWriter, "pgbrain: removed source %s and its %d pages\n", c.Args().First(), n)
+						return nil
 					})
 				},
 			},

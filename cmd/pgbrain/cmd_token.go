@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"text/tabwriter"
 	"time"
+
+	"github.com/pgbrain/pgbrain/internal/columns"
 
 	"github.com/urfave/cli/v2"
 
@@ -73,7 +74,7 @@ func tokenCommand() *cli.Command {
 							}
 							return json.NewEncoder(c.App.Writer).Encode(list)
 						}
-						w := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+						w := columns.New(c.App.Writer, 2)
 						fmt.Fprintln(w, "NAME\tROLE\tCREATED\tREVOKED")
 						for _, t := range list {
 							revoked := "-"

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -73,7 +74,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			},
 		},
 		OnUsageError: func(c *cli.Context, err error, isSubcommand bool) error {
-			return usageError("%v (see 'pgbrain --help')", err)
+			return usageError("%s (see 'pgbrain --help')", flagMessage(err, c.App.Flags))
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // run() prints and exits
 		Commands: []*cli.Command{
@@ -107,12 +108,24 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	return app
 }
 
+// commandPath is the command's words after pgbrain ("eval gate"): urfave's
+// FullName is only the last word while flags are being parsed.
+func commandPath(ctx *cli.Context) string {
+	var words []string
+	for _, c := range ctx.Lineage() {
+		if c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name {
+			words = append([]string{c.Command.Name}, words...)
+		}
+	}
+	return strings.Join(words, " ")
+}
+
 // setUsageErrors makes flag mistakes in every subcommand exit with status 2.
 func setUsageErrors(cmds []*cli.Command) {
 	for _, c := range cmds {
 		if c.OnUsageError == nil {
 			c.OnUsageError = func(ctx *cli.Context, err error, _ bool) error {
-				return usageError("%s: %v (see 'pgbrain %s --help')", ctx.Command.Name, err, ctx.Command.FullName())
+				return usageError("%s: %s (see 'pgbrain %s --help')", ctx.Command.Name, flagMessage(err, ctx.Command.Flags), commandPath(ctx))
 			}
 		}
 		setUsageErrors(c.Subcommands)

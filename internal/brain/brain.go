@@ -122,7 +122,7 @@ func setAccess(ctx context.Context, c *pgx.Conn, a Access) error {
 func (b *Brain) check(ctx context.Context) error {
 	conn, err := b.Pool.Acquire(ctx)
 	if err != nil {
-		return fmt.Errorf("connecting to the database: %w", err)
+		return fmt.Errorf("connecting to the database: %w", connectError{err})
 	}
 	defer conn.Release()
 	v, err := migrate.Version(ctx, conn.Conn())

@@ -69,31 +69,34 @@ func (b *Brain) Sources(ctx context.Context) ([]Source, error) {
 
 // RemoveSource deletes a source. A source that still has pages is refused
 // unless withPages is set, which deletes them too.
-func (b *Brain) RemoveSource(ctx context.Context, id string, withPages bool) error {
+func (b *Brain) RemoveSource(ctx context.Context, id string, withPages bool) (pagesDeleted int64, err error) {
 	if id == "default" {
-		return errors.New("the default source cannot be removed")
+		return 0, errors.New("the default source cannot be removed")
 	}
 	tx, err := b.Pool.Begin(ctx)
 	if err != nil {
-		return fmt.Errorf("removing source %q: %w", id, err)
+		return 0, fmt.Errorf("removing source %q: %w", id, err)
 	}
 	defer tx.Rollback(ctx)
 	var pages int64
 	if err := tx.QueryRow(ctx, `SELECT count(*) FROM brain.pages WHERE source_id = $1`, id).Scan(&pages); err != nil {
-		return fmt.Errorf("counting pages of source %q: %w", id, err)
+		return 0, fmt.Errorf("counting pages of source %q: %w", id, err)
 	}
 	if pages > 0 && !withPages {
-		return fmt.Errorf("source %q still has %d pages: pass --with-pages to delete them too", id, pages)
+		return 0, fmt.Errorf("source %q still has %d pages: pass --with-pages to delete them too", id, pages)
 	}
 	if _, err := tx.Exec(ctx, `DELETE FROM brain.pages WHERE source_id = $1`, id); err != nil {
-		return fmt.Errorf("deleting pages of source %q: %w", id, err)
+		return 0, fmt.Errorf("deleting pages of source %q: %w", id, err)
 	}
 	tag, err := tx.Exec(ctx, `DELETE FROM brain.sources WHERE id = $1`, id)
 	if err != nil {
-		return fmt.Errorf("removing source %q: %w", id, err)
+		return 0, fmt.Errorf("removing source %q: %w", id, err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("source %q does not exist", id)
+		return 0, fmt.Errorf("source %q does not exist", id)
 	}
-	return tx.Commit(ctx)
+	if err := tx.Commit(ctx); err != nil {
+		return 0, fmt.Errorf("removing source %q: %w", id, err)
+	}
+	return pages, nil
 }

@@ -202,7 +202,11 @@ func PutPage(ctx context.Context, b *brain.Brain, slug string, data []byte, opts
 	opts.origin = "put"
 	var sum Summary
 	if !markdown.ValidSlug(slug) {
-		return sum, invalidSlug(slug)
+		err := invalidSlug(slug)
+		if s, serr := markdown.SlugFromPath(slug + ".md"); serr == nil {
+			err = fmt.Errorf("%w; a file of that name imports as %q: put it under that slug", err, s)
+		}
+		return sum, err
 	}
 	if err := checkSource(ctx, b, opts.Source); err != nil {
 		return sum, err

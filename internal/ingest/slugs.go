@@ -3,6 +3,7 @@ package ingest
 import (
 	"fmt"
 	"os"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/pgbrain/pgbrain/internal/markdown"
@@ -36,7 +37,10 @@ type slugged struct {
 //     keeps that suffixed slug;
 //  2. if the plain slug is stored, the first file, in byte order of paths,
 //     whose content is the stored page's keeps it;
-//  3. otherwise the first remaining file in byte order of paths keeps it.
+//  3. otherwise the first remaining file, in byte order of paths, whose
+//     name is the slug but for case (`C.md` for `c`, not `C#.md`; `a-b.md`
+//     for `a-b`, not `A B.md`) keeps it;
+//  4. otherwise the first remaining file in byte order of paths keeps it.
 //
 // Every other file gets its suffixed slug. known maps stored slugs to their
 // content hashes.
@@ -75,6 +79,12 @@ func assignSlugs(files []walkFile, known map[string]string) ([]slugged, []Collis
 		owner := -1
 		if len(candidates) > 0 {
 			owner = candidates[0]
+			for _, i := range candidates {
+				if namesItself(files[i].rel, plain) {
+					owner = i
+					break
+				}
+			}
 			if hash, stored := known[plain]; stored && len(candidates) > 1 {
 				for _, i := range candidates {
 					if fileHash(files[i]) == hash {
@@ -138,4 +148,15 @@ func checkLimits(page *markdown.Page) error {
 		return fmt.Errorf("the page is %d bytes, over the limit of %d bytes (10 MiB); split it into smaller pages", n, MaxFileBytes)
 	}
 	return nil
+}
+
+// namesItself reports whether the path rel, without its .md, is slug but
+// for case and Unicode normalisation: the file a user would expect to own
+// the slug when others map to it too.
+func namesItself(rel, slug string) bool {
+	name := strings.ReplaceAll(rel, `\`, "/")
+	if len(name) < 3 || !strings.EqualFold(name[len(name)-3:], ".md") {
+		return false
+	}
+	return markdown.NormalizeSlug(name[:len(name)-3]) == slug
 }

@@ -61,6 +61,10 @@ type benchEnv struct {
 	scale []int  // brain sizes in pages for the scale suite (-scale)
 	keep  bool   // leave the scale suite's brains in place (-keep)
 	reuse bool   // time kept scale brains instead of importing again (-reuse)
+	// keywordOnly imports the scale suite's brains without embeddings and
+	// times only keyword search (-keyword-only): the 1,000,000-page point
+	// of the keyword goal without the hours an HNSW build takes here.
+	keywordOnly bool
 	// nice is the importquery suite's import priority: on (lowered, the
 	// default), off (--no-nice) or both, side by side (-nice).
 	nice string
@@ -87,6 +91,7 @@ func main() {
 	scale := flag.String("scale", "20000,200000", "brain sizes in pages for the scale suite (comma-separated; make bench-large adds 1000000)")
 	keep := flag.Bool("keep", false, "scale suite: leave its brains in place (database pgbrain_bench_scale_N; useful with TEST_DATABASE_URL)")
 	reuse := flag.Bool("reuse", false, "scale suite: time the brains a -keep run left instead of importing again")
+	keywordOnly := flag.Bool("keyword-only", false, "scale suite: import without embeddings and time keyword search only (the 1,000,000-page keyword point in minutes instead of hours)")
 	niceMode := flag.String("nice", "on", "importquery suite: import at lowered CPU priority (on), at the usual one (off), or both side by side (both)")
 	flag.Parse()
 	var sizes []int
@@ -104,7 +109,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, *only, *pages, *quick, *slow, runOptions{scale: sizes, keep: *keep, reuse: *reuse, nice: *niceMode}); err != nil {
+	if err := run(ctx, *only, *pages, *quick, *slow, runOptions{scale: sizes, keep: *keep, reuse: *reuse, keywordOnly: *keywordOnly, nice: *niceMode}); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -114,6 +119,7 @@ func main() {
 type runOptions struct {
 	scale       []int
 	keep, reuse bool
+	keywordOnly bool
 	nice        string
 }
 
@@ -137,7 +143,7 @@ func run(ctx context.Context, only string, pages int, quick, slow bool, o runOpt
 	}
 	var created []string // by the running suite
 	env := &benchEnv{out: os.Stdout, admin: admin, pages: pages, quick: quick,
-		scale: o.scale, keep: o.keep, reuse: o.reuse, nice: o.nice,
+		scale: o.scale, keep: o.keep, reuse: o.reuse, keywordOnly: o.keywordOnly, nice: o.nice,
 		newDatabase: func(ctx context.Context, name string) (string, error) {
 			created = append(created, name)
 			return testdb.CreateMigrated(ctx, admin, name, testdb.Options{})

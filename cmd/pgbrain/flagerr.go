@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Go's flag package names a flag with one dash (-limt) whatever the user
+// typed, while pgbrain's help and docs spell long flags with two.
+var flagName = regexp.MustCompile(`(flag provided but not defined: |flag needs an argument: |for flag |value "[^"]*" for )-([A-Za-z0-9][A-Za-z0-9-]+)`)
+
+var undefinedFlag = regexp.MustCompile(`flag provided but not defined: -+([A-Za-z0-9][A-Za-z0-9-]*)`)
+
+// flagMessage rewrites a flag parsing error in the spelling of the help
+// (--limit), and for an unknown flag names the closest one cmd has.
+func flagMessage(err error, flags []cli.Flag) string {
+	msg := flagName.ReplaceAllString(err.Error(), "$1--$2")
+	m := undefinedFlag.FindStringSubmatch(err.Error())
+	if m == nil {
+		return msg
+	}
+	msg = strings.Replace(msg, "flag provided but not defined:", "unknown flag", 1)
+	if near := closestFlag(m[1], flags); near != "" {
+		msg += fmt.Sprintf("; did you mean --%s?", near)
+	}
+	return msg
+}
+
+// closestFlag is the name among flags fewest edits away from typed (a typo,
+// a swapped pair), if that is at most one edit per three characters, or "".
+func closestFlag(typed string, flags []cli.Flag) string {
+	best, bestD := "", max(1, len([]rune(typed))/3)+1
+	for _, f := range flags {
+		for _, name := range f.Names() {
+			if len(name) < 2 {
+				continue
+			}
+			if d := editDistance(typed, name); d < bestD {
+				best, bestD = name, d
+			}
+		}
+	}
+	return best
+}
+
+// editDistance counts insertions, deletions, substitutions and swaps of
+// adjacent characters (optimal string alignment) between a and b.
+func editDistance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	d := make([][]int, len(x)+1)
+	for i := range d {
+		d[i] = make([]int, len(y)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(x)][len(y)]
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pgbrain/pgbrain/internal/columns"
+	"github.com/pgbrain/pgbrain/testdb"
+)
+
+// Commands that change something say what they changed on stderr, and an
+// export that finds nothing says when that is because capture is off.
+func TestCommandsSayWhatTheyDid(t *testing.T) {
+	t.Parallel()
+	url := testdb.New(t)
+	home := t.TempDir()
+	steps := []struct {
+		args       []string
+		stdin      string
+		wantErr    string
+		notWantErr string
+	}{
+		{args: []string{"sources", "add", "work", "Work notes"}, wantErr: "pgbrain: added source work\n"},
+		{args: []string{"put", "--no-embed", "--source", "work", "a"}, stdin: "# A\n\none\n"},
+		{args: []string{"put", "--no-embed", "--source", "work", "b"}, stdin: "# B\n\ntwo\n"},
+		{args: []string{"sources", "remove", "--with-pages", "work"}, wantErr: "pgbrain: removed source work and its 2 pages\n"},
+		{args: []string{"sources", "add", "empty"}, wantErr: "pgbrain: added source empty\n"},
+		{args: []string{"sources", "remove", "empty"}, wantErr: "pgbrain: removed source empty and its 0 pages\n"},
+		{args: []string{"eval", "export"}, wantErr: "capture is off here (default), so this home records no queries: turn it on with PGBRAIN_CONTRIBUTOR_MODE=1"},
+	}
+	for _, s := range steps {
+		_, errOut, code := pgbrain(t, url, s.stdin, append([]string{"--home", home}, s.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", s.args, code, errOut)
+		}
+		if !strings.Contains(errOut, s.wantErr) {
+			t.Errorf("%v: stderr %q, want it to contain %q", s.args, errOut, s.wantErr)
+		}
+	}
+	// With capture on, an empty export is just empty.
+	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(`{"eval": {"capture": true}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := pgbrain(t, url, "", "--home", home, "eval", "export"); code != 0 || strings.Contains(errOut, "capture is off") {
+		t.Errorf("eval export with capture on: exit %d, stderr %q; want no capture-off hint", code, errOut)
+	}
+}
+
+func TestSettingSourceReadsOnceInTheDoctorLine(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"default (off)": "default", "default (on)": "default", "config file": "config file", "PGBRAIN_CONTRIBUTOR_MODE": "PGBRAIN_CONTRIBUTOR_MODE"} {
+		if got := settingSource(in); got != want {
+			t.Errorf("settingSource(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// put with a name that is not a slug names the slug import would give it.
+func TestPutSuggestsTheSlugImportWouldUse(t *testing.T) {
+	t.Parallel()
+	url := testdb.New(t)
+	for name, want := range map[string]string{"Test/New Page": "test/new-page", "Café Notes": "café-notes", "a//b": "a/b"} {
+		_, errOut, code := pgbrain(t, url, "# X\n\nbody\n", "put", "--no-embed", name)
+		if code == 0 || !strings.Contains(errOut, `imports as "`+want+`": put it under that slug`) {
+			t.Errorf("put %q: exit %d, %q; want a refusal suggesting %q", name, code, errOut, want)
+			continue
+		}
+		if _, errOut, code := pgbrain(t, url, "# X\n\nbody\n", "put", "--no-embed", want); code != 0 {
+			t.Errorf("put %q (the suggested slug): exit %d, %s", want, code, errOut)
+		}
+	}
+}
+
+// list keeps its columns in line on a terminal when slugs or types hold
+// wide characters.
+func TestListAlignsWideCharacters(t *testing.T) {
+	t.Parallel()
+	url := testdb.New(t)
+	for slug, page := range map[string]string{"東京": "# 東京オフィス\n\n本社\n", "alice": "# Alice\n\nperson\n", "🎉-party": "# Party\n\nfun\n"} {
+		if _, errOut, code := pgbrain(t, url, page, "put", "--no-embed", slug); code != 0 {
+			t.Fatalf("put %s: %s", slug, errOut)
+		}
+	}
+	out, errOut, code := pgbrain(t, url, "", "list")
+	if code != 0 {
+		t.Fatalf("list: exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("list printed %d lines, want a header and 3 pages:\n%s", len(lines), out)
+	}
+	// The display column where TYPE (every page's is "page") starts.
+	typeAt := func(l, word string) int { return columns.Width(l[:strings.Index(l, word)]) }
+	for _, l := range lines[1:] {
+		if got, want := typeAt(l, " page ")+1, typeAt(lines[0], "TYPE"); got != want {
+			t.Errorf("row %q: TYPE column at display column %d, header's at %d:\n%s", l, got, want, out)
+		}
+	}
+}
