@@ -85,7 +85,7 @@ func TestImportNamesCollisionsAndSkippedEntries(t *testing.T) {
 	}
 	empty := t.TempDir()
 	out, errOut, code = pgbrain(t, url, "", "import", "--prune", empty)
-	if code != 1 || !strings.Contains(errOut, "not pruned: pruning would delete 7 of the 7 pages") {
+	if code != 1 || !strings.Contains(errOut, "not pruned: pruning would delete 7 of the 7 imported pages") {
 		t.Fatalf("prune of everything: code %d, out %q, stderr %q", code, out, errOut)
 	}
 	if out, _, _ = pgbrain(t, url, "", "list", "--json"); strings.Count(out, "\n") != 7 {
