@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // sampleDataset is the fixture shipped for users (sample/README.md).

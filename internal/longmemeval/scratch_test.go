@@ -395,27 +395,6 @@ func TestScratchRanksLikeAnOrdinaryBrain(t *testing.T) {
 	}
 }
 
-// TestScratchSettings checks the settings every scratch connection runs
-// with: without them a question costs a WAL flush per commit, a plan per
-// statement, or a JIT compile of a millisecond query.
-func TestScratchSettings(t *testing.T) {
-	t.Parallel()
-	s := newScratch(t, testdb.New(t), false)
-	for _, c := range []struct{ name, want string }{
-		{"synchronous_commit", "off"},
-		{"plan_cache_mode", "force_generic_plan"},
-		{"jit", "off"},
-	} {
-		var got string
-		if err := s.B.Pool.QueryRow(context.Background(), `SELECT current_setting($1)`, c.name).Scan(&got); err != nil {
-			t.Fatal(err)
-		}
-		if got != c.want {
-			t.Errorf("%s = %s in the scratch database, want %s", c.name, got, c.want)
-		}
-	}
-}
-
 // scratchShape is what the scratch SQL (longmemeval/*.sql) changes in a
 // migrated brain, read from the catalog.
 type scratchShape struct {
@@ -456,7 +435,9 @@ func readScratchShape(t *testing.T, pool interface {
 // of longmemeval/ on the scratch brain and nothing of it on the user's: the
 // scratch brain's chunks keep no GIN or HNSW index and no term-statistics
 // trigger, its tables are unlogged without foreign keys, and schema
-// longmemeval holds the reset, BM25 and retrieval helpers.
+// longmemeval holds the reset, BM25 and retrieval helpers; its connections
+// run with the settings a question needs, and a clone of scratchTemplate is
+// the same brain.
 func TestScratchTakesTheBenchmarkShape(t *testing.T) {
 	t.Parallel()
 	u, user := userBrain(t)
@@ -499,6 +480,23 @@ func TestScratchTakesTheBenchmarkShape(t *testing.T) {
 	}
 	if schemas != 0 {
 		t.Error("the user's brain got schema longmemeval")
+	}
+	// Every scratch connection runs with these settings: without them a
+	// question costs a WAL flush per commit, a plan per statement, or a JIT
+	// compile of a millisecond query. (Checked here, on the NewScratch this
+	// test makes anyway, rather than on a scratch brain of its own.)
+	for _, c := range []struct{ name, want string }{
+		{"synchronous_commit", "off"},
+		{"plan_cache_mode", "force_generic_plan"},
+		{"jit", "off"},
+	} {
+		var got string
+		if err := s.B.Pool.QueryRow(context.Background(), `SELECT current_setting($1)`, c.name).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want {
+			t.Errorf("%s = %s in the scratch database, want %s", c.name, got, c.want)
+		}
 	}
 	// The other tests clone scratchTemplate rather than call NewScratch: a
 	// clone must be what NewScratch makes, in every row, catalog object and
@@ -581,12 +579,12 @@ func catalogDigest(t *testing.T, db testdb.Querier) string {
 	if err := db.QueryRow(context.Background(), `SELECT concat_ws(E'\n',
 		(SELECT string_agg(format('%s %s %s', c.oid::regclass, c.relkind, c.relpersistence), E'\n' ORDER BY c.oid::regclass::text)
 		   FROM pg_class c WHERE c.relnamespace IN ('brain'::regnamespace, 'longmemeval'::regnamespace)),
-		(SELECT string_agg(format('%s %s', k.conrelid::regclass, pg_get_constraintdef(k.oid)), E'\n' ORDER BY 1)
-		   FROM pg_constraint k WHERE k.connamespace IN ('brain'::regnamespace, 'longmemeval'::regnamespace)),
-		(SELECT string_agg(format('%s %s %s', g.tgrelid::regclass, g.tgname, g.tgenabled), E'\n' ORDER BY 1)
-		   FROM pg_trigger g WHERE NOT g.tgisinternal),
-		(SELECT string_agg(format('%s %s', p.oid::regprocedure, md5(p.prosrc)), E'\n' ORDER BY 1)
-		   FROM pg_proc p WHERE p.pronamespace IN ('brain'::regnamespace, 'longmemeval'::regnamespace)))`).Scan(&d); err != nil {
+		(SELECT string_agg(l, E'\n' ORDER BY l) FROM (SELECT format('%s %s %s', k.conrelid::regclass, k.conname, pg_get_constraintdef(k.oid)) l
+		   FROM pg_constraint k WHERE k.connamespace IN ('brain'::regnamespace, 'longmemeval'::regnamespace)) k),
+		(SELECT string_agg(l, E'\n' ORDER BY l) FROM (SELECT format('%s %s %s', g.tgrelid::regclass, g.tgname, g.tgenabled) l
+		   FROM pg_trigger g WHERE NOT g.tgisinternal) g),
+		(SELECT string_agg(l, E'\n' ORDER BY l) FROM (SELECT format('%s %s', p.oid::regprocedure, md5(p.prosrc)) l
+		   FROM pg_proc p WHERE p.pronamespace IN ('brain'::regnamespace, 'longmemeval'::regnamespace)) p))`).Scan(&d); err != nil {
 		t.Fatal(err)
 	}
 	return d
