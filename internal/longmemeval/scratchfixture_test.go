@@ -22,11 +22,17 @@ import (
 // after an interrupt, the user's brain untouched) still call it.
 var scratchTemplate = &dbtest.Fixture{Name: "lme_scratch", Build: buildScratchTemplate}
 
-// scratchDBSettings are the per-database settings (ALTER DATABASE ... SET,
-// "name=value") NewScratch gave the scratch database it made while the
-// template was built. CREATE DATABASE ... TEMPLATE does not copy them, so
-// each clone gets them anew. Written once, inside scratchTemplate's build.
-var scratchDBSettings []string
+// scratchDBSettings are the per-database settings (ALTER DATABASE ... SET)
+// NewScratch gives a scratch database. CREATE DATABASE ... TEMPLATE does not
+// copy them, so each clone gets them anew. TestScratchTakesTheBenchmarkShape
+// compares a clone's settings with those of a real NewScratch, so a setting
+// added there and not here fails it.
+var scratchDBSettings = []string{
+	"brain.vector_scan=exact",
+	"jit=off",
+	"plan_cache_mode=force_generic_plan",
+	"synchronous_commit=off",
+}
 
 func buildScratchTemplate(ctx context.Context, url string) error {
 	b, err := brain.Open(ctx, url)
@@ -34,20 +40,6 @@ func buildScratchTemplate(ctx context.Context, url string) error {
 		return err
 	}
 	defer b.Close()
-	// The settings come from a real NewScratch beside the template, so a
-	// setting added there reaches every clone without a copy here.
-	ref, err := NewScratch(ctx, url, ScratchOptions{Settings: b.Settings, KeywordOnly: true})
-	if err != nil {
-		return fmt.Errorf("a reference scratch brain: %w", err)
-	}
-	settings, err := databaseSettings(ctx, b.Pool, ref.Name)
-	if derr := ref.Drop(ctx); err == nil {
-		err = derr
-	}
-	if err != nil {
-		return err
-	}
-	scratchDBSettings = settings
 	s := &Scratch{B: b, Name: b.Pool.Config().ConnConfig.Database}
 	return s.installScratchSQL(ctx)
 }
