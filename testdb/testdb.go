@@ -77,7 +77,7 @@ func adminURL(ctx context.Context) (string, error) {
 			server.url = u
 			return
 		}
-		dir, err := os.MkdirTemp("", "pgbrain-testdb-")
+		dir, err := pgcluster.TestHome("pgbrain-testdb-")
 		if err != nil {
 			server.err = err
 			return
