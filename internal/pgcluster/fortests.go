@@ -41,7 +41,7 @@ func StartForTests(ctx context.Context, dir string) (*Cluster, string, error) {
 // left enterable by others so that, as root, the cluster's unprivileged
 // owner can keep the cluster in it.
 func TestHome(pattern string) (string, error) {
-	dir, err := os.MkdirTemp(memoryDir(), pattern)
+	dir, err := os.MkdirTemp(MemoryDir(), pattern)
 	if err != nil {
 		return "", fmt.Errorf("making the test cluster's home: %w", err)
 	}

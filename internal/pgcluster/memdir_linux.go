@@ -5,10 +5,10 @@ import (
 	"syscall"
 )
 
-// memoryDir is /dev/shm when it is a tmpfs with at least 4 GiB free (a
+// MemoryDir is /dev/shm when it is a tmpfs with at least 4 GiB free (a
 // test run's databases take a few hundred MB at most), else "" (the
 // default temporary directory).
-func memoryDir() string {
+func MemoryDir() string {
 	const tmpfsMagic = 0x01021994
 	var st syscall.Statfs_t
 	if err := syscall.Statfs("/dev/shm", &st); err != nil || st.Type != tmpfsMagic {

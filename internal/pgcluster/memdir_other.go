@@ -2,6 +2,6 @@
 
 package pgcluster
 
-// memoryDir is "" (the default temporary directory) where no memory file
+// MemoryDir is "" (the default temporary directory) where no memory file
 // system is known.
-func memoryDir() string { return "" }
+func MemoryDir() string { return "" }
