@@ -199,7 +199,11 @@ func TestBulkImportKeepsSearchesInteractive(t *testing.T) {
 // and serves searches, and a second import completes the source.
 func TestInterruptedBulkImportLeavesASearchableBrain(t *testing.T) {
 	t.Parallel()
-	const bulk = 300
+	// 150 pages in batches of 25 over a bulk threshold of 50: a bulk import
+	// (the index is suspended) of six batches, so each interruption point
+	// below (after 1, 50 and 75 files) has finished batches before it and
+	// unfinished ones after it.
+	const bulk = 150
 	tests := []struct {
 		name  string
 		after int // files handled when the interruption happens
