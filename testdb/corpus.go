@@ -3,9 +3,11 @@ package testdb
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os/exec"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -17,9 +19,41 @@ import (
 // is missing or gives fewer than n usable records.
 func DebianPages(t testing.TB, n int) map[string]string {
 	t.Helper()
-	out, err := exec.Command("apt-cache", "dumpavail").Output()
+	pages, names, err := debianRecords()
 	if err != nil {
 		t.Fatalf("testdb: reading the Debian package records with 'apt-cache dumpavail' (run on Debian or Ubuntu, after 'apt-get update'): %v", err)
+	}
+	if len(names) < n {
+		t.Fatalf("testdb: 'apt-cache dumpavail' gave %d usable package records, the test needs %d (run 'apt-get update')", len(names), n)
+	}
+	keep := map[string]string{}
+	// Every len/n-th record, so the pages span the alphabet.
+	for i := 0; i < n; i++ {
+		k := names[i*len(names)/n]
+		keep[k] = pages[k]
+	}
+	return keep
+}
+
+// debian holds the parsed package records, read once per test binary:
+// `apt-cache dumpavail` and its parse cost about a CPU-second, and several
+// tests of one package ask for pages. Callers get a map of their own.
+var debian struct {
+	once  sync.Once
+	pages map[string]string
+	names []string // the keys of pages, sorted
+	err   error
+}
+
+func debianRecords() (pages map[string]string, names []string, err error) {
+	debian.once.Do(func() { debian.pages, debian.names, debian.err = readDebianPages() })
+	return debian.pages, debian.names, debian.err
+}
+
+func readDebianPages() (map[string]string, []string, error) {
+	out, err := exec.Command("apt-cache", "dumpavail").Output()
+	if err != nil {
+		return nil, nil, err
 	}
 	pages := map[string]string{}
 	var name, short string
@@ -59,21 +93,15 @@ func DebianPages(t testing.TB, n int) map[string]string {
 		}
 	}
 	flush()
-	if len(pages) < n {
-		t.Fatalf("testdb: 'apt-cache dumpavail' gave %d usable package records, the test needs %d (run 'apt-get update')", len(pages), n)
+	if err := sc.Err(); err != nil {
+		return nil, nil, fmt.Errorf("reading the output of apt-cache dumpavail: %w", err)
 	}
 	names := make([]string, 0, len(pages))
 	for k := range pages {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	keep := map[string]string{}
-	// Every len/n-th record, so the pages span the alphabet.
-	for i := 0; i < n; i++ {
-		k := names[i*len(names)/n]
-		keep[k] = pages[k]
-	}
-	return keep
+	return pages, names, nil
 }
 
 func validName(s string) bool {

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -17,38 +20,86 @@ import (
 	"github.com/pgbrain/pgbrain/testdb"
 )
 
-// twoSources imports base Debian package pages into source default (a
-// small import, index kept) and writes bulk more into a directory for
-// source incoming, which a bulk import (threshold 50) suspends the index
-// for.
-func twoSources(t *testing.T, base, bulk int) (*brain.Brain, string) {
-	t.Helper()
-	ctx := context.Background()
-	b := dbtest.Open(t)
-	all := testdb.DebianPages(t, base+bulk)
-	names := make([]string, 0, len(all))
-	for k := range all {
-		names = append(names, k)
+// The two-source brain: twoBase Debian package pages imported into source
+// default (a small import, index kept) and an empty source incoming. It is
+// built once and cloned for each test; the pages after the base ones feed
+// the bulk imports. The base stays small enough that a search of it for
+// "library" finds fewer keyword hits than it shows, so the local embedder's
+// vector arm fills the rest and its use can be seen (searchNow).
+const twoBase, twoBulkMax = 60, 440
+
+var twoSourcesBase = &dbtest.Fixture{Name: "two_sources", Build: func(ctx context.Context, url string) error {
+	dir, err := os.MkdirTemp("", "pgbrain-two-sources-")
+	if err != nil {
+		return err
 	}
-	sort.Strings(names)
-	first, rest := map[string]string{}, map[string]string{}
-	for i, name := range names {
-		if i < base {
-			first[name] = all[name]
-		} else {
-			rest[name] = all[name]
+	defer os.RemoveAll(dir)
+	base := twoSourcesPages.base
+	for name, body := range base {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			return err
 		}
 	}
-	d1, d2 := t.TempDir(), t.TempDir()
-	writeFiles(t, d1, first)
-	writeFiles(t, d2, rest)
-	if sum, err := ingest.ImportDir(ctx, b, d1, ingest.Options{}); err != nil || sum.Added != base {
-		t.Fatalf("importing the base pages: %+v %v", sum, err)
+	b, err := brain.Open(ctx, url)
+	if err != nil {
+		return err
 	}
-	if _, err := b.Pool.Exec(ctx, `INSERT INTO brain.sources (id, name) VALUES ('incoming', 'incoming')`); err != nil {
-		t.Fatal(err)
+	defer b.Close()
+	if sum, err := ingest.ImportDir(ctx, b, dir, ingest.Options{}); err != nil || sum.Added != len(base) {
+		return fmt.Errorf("importing the base pages: %+v %v", sum, err)
 	}
-	return b, d2
+	_, err = b.Pool.Exec(ctx, `INSERT INTO brain.sources (id, name) VALUES ('incoming', 'incoming')`)
+	return err
+}}
+
+// twoSourcesPages splits the Debian pages once: the base the fixture
+// imports, and the sorted rest that the bulk imports take from.
+var twoSourcesPages struct {
+	once sync.Once
+	base map[string]string
+	rest []string // file names, sorted
+	all  map[string]string
+}
+
+// twoSources returns a clone of the two-source brain and a directory of
+// bulk more Debian pages for source incoming, which a bulk import
+// (threshold 50) suspends the index for.
+func twoSources(t *testing.T, bulk int) (*brain.Brain, string) {
+	t.Helper()
+	if bulk > twoBulkMax {
+		t.Fatalf("twoSources: %d bulk pages asked for, at most %d", bulk, twoBulkMax)
+	}
+	p := &twoSourcesPages
+	p.once.Do(func() {
+		p.all = testdb.DebianPages(t, twoBase+twoBulkMax)
+		names := make([]string, 0, len(p.all))
+		for k := range p.all {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		p.base = map[string]string{}
+		for _, name := range names[:twoBase] {
+			p.base[name] = p.all[name]
+		}
+		p.rest = names[twoBase:]
+	})
+	if len(p.base) != twoBase {
+		t.Fatal("twoSources: the Debian pages could not be read (see the first test that failed)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b, err := brain.Open(ctx, twoSourcesBase.Clone(t))
+	if err != nil {
+		t.Fatalf("opening the two-source brain: %v", err)
+	}
+	t.Cleanup(b.Close)
+	rest := map[string]string{}
+	for _, name := range p.rest[:bulk] {
+		rest[name] = p.all[name]
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, rest)
+	return b, dir
 }
 
 // searchState is what a search of the base source shows.
@@ -91,7 +142,7 @@ func vectorsOf(t *testing.T, b *brain.Brain, source string) (with, without int) 
 func TestBulkImportKeepsSearchesInteractive(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b, dir := twoSources(t, 80, 400)
+	b, dir := twoSources(t, 400)
 	if s := searchNow(t, b); s.status != "ready" || !s.vectorEnabled || s.vectorRanked == 0 {
 		t.Fatalf("before the bulk import: %+v, want the vector arm in use", s)
 	}
@@ -148,7 +199,11 @@ func TestBulkImportKeepsSearchesInteractive(t *testing.T) {
 // and serves searches, and a second import completes the source.
 func TestInterruptedBulkImportLeavesASearchableBrain(t *testing.T) {
 	t.Parallel()
-	const base, bulk = 60, 300
+	// 150 pages in batches of 25 over a bulk threshold of 50: a bulk import
+	// (the index is suspended) of six batches, so each interruption point
+	// below (after 1, 50 and 75 files) has finished batches before it and
+	// unfinished ones after it.
+	const bulk = 150
 	tests := []struct {
 		name  string
 		after int // files handled when the interruption happens
@@ -161,7 +216,7 @@ func TestInterruptedBulkImportLeavesASearchableBrain(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b, dir := twoSources(t, base, bulk)
+			b, dir := twoSources(t, bulk)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			withBefore, _ := vectorsOf(t, b, "default")

@@ -34,7 +34,9 @@ func TestBulkImportRunsAtLowPriority(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			b, dir := twoSources(t, 100, 400)
+			// 440 bulk pages on the 60 of the base: the index rebuild
+			// covers 500 vectors, long enough to be caught by the sampler.
+			b, dir := twoSources(t, 440)
 			var (
 				mu    sync.Mutex
 				ours  = map[int]bool{} // backends the import connected, after lowering
@@ -110,7 +112,7 @@ func TestBulkImportRunsAtLowPriority(t *testing.T) {
 			if serr := <-sampled; serr != nil {
 				t.Fatalf("sampling the server processes: %v", serr)
 			}
-			if err != nil || sum.Added != 400 || sum.Failed != 0 {
+			if err != nil || sum.Added != 440 || sum.Failed != 0 {
 				t.Fatalf("bulk import: %+v %v", sum, err)
 			}
 			status, err := ingest.IndexStatus(ctx, b)

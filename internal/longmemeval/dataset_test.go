@@ -16,6 +16,7 @@ import (
 // Open finds every entry where Parse of the whole file does, whatever the
 // white space, byte order mark or line endings around and inside entries.
 func TestOpenFindsEveryEntry(t *testing.T) {
+	t.Parallel()
 	q := func(id string) string {
 		return fmt.Sprintf(`{"question_id":"%s","question":"Where?","answer":"here",`+"\n"+
 			`  "haystack_session_ids":["s-%s"],"haystack_sessions":[[{"role":"user","content":"line one\nline two, {not json]"}]]}`, id, id)
@@ -77,8 +78,14 @@ func TestOpenFindsEveryEntry(t *testing.T) {
 // A run reads one question at a time, so an open dataset holds where its
 // entries are and not their haystacks: what it keeps does not grow with
 // the sessions.
+//
+// Not parallel: it measures the process's heap, which other tests' work
+// would swell.
 func TestOpenHoldsNoHaystack(t *testing.T) {
-	const questions, sessionBytes = 40, 256 << 10
+	// Eight haystacks of 256 KiB: holding even one of them passes the 256 KiB
+	// bound below, and all of them (2 MiB) are what ReadFile must be seen to
+	// hold for the measure to be trusted.
+	const questions, sessionBytes = 8, 256 << 10
 	var b bytes.Buffer
 	b.WriteString("[")
 	turn := strings.Repeat("I walked the dog along the river again today. ", sessionBytes/47)
@@ -136,6 +143,7 @@ func TestOpenHoldsNoHaystack(t *testing.T) {
 
 // A file changed under an open dataset is reported, not misread.
 func TestDatasetChangedAfterOpen(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "d.jsonl")
 	line := `{"question_id":"a","question":"q","haystack_session_ids":[],"haystack_sessions":[]}`
 	if err := os.WriteFile(path, []byte(line+"\n"+strings.Replace(line, `"a"`, `"b"`, 1)+"\n"), 0o644); err != nil {
@@ -155,6 +163,7 @@ func TestDatasetChangedAfterOpen(t *testing.T) {
 }
 
 func TestOpenErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	entry := `{"question_id":"%s","question":"q"}`
 	cases := []struct{ name, data, want string }{
@@ -191,6 +200,7 @@ func TestOpenErrors(t *testing.T) {
 // the same turns under two dates: such a session is kept once, with its
 // first date. The same id over different turns is refused.
 func TestRepeatedSessions(t *testing.T) {
+	t.Parallel()
 	entry := func(second string) string {
 		return `{"question_id":"q1","question":"Where?","haystack_session_ids":["s1","s2","s1"],
 		"haystack_dates":["2023/01/01 (Sun) 10:00","2023/01/02 (Mon) 10:00","2023/01/03 (Tue) 10:00"],

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/pgbrain/pgbrain/internal/openai"
-	"github.com/pgbrain/pgbrain/testdb"
 )
 
 // chatServer is a local server speaking the OpenAI chat completions
@@ -112,6 +111,7 @@ func promptQuestion() Question {
 }
 
 func TestAnswerPromptFramesTheHistory(t *testing.T) {
+	t.Parallel()
 	q := promptQuestion()
 	p := AnswerPrompt(q, []int{2, 1, 0}, 0) // best first: newest, the injection, oldest
 	for _, want := range []string{"Current date: 2023/06/01 (Thu) 10:00\n", "Question: Where do I live now?\n", "3 earlier session(s), oldest first"} {
@@ -146,6 +146,7 @@ func TestAnswerPromptFramesTheHistory(t *testing.T) {
 }
 
 func TestAnswerPromptBudget(t *testing.T) {
+	t.Parallel()
 	q := promptQuestion()
 	one := AnswerPrompt(q, []int{2}, 0)
 	size := len(one[strings.Index(one, "["):strings.Index(one, "\n</history>")])
@@ -168,7 +169,8 @@ func TestAnswerPromptBudget(t *testing.T) {
 }
 
 func TestRunNeedsAModelToAnswer(t *testing.T) {
-	st := newScratch(t, testdb.New(t), true)
+	t.Parallel()
+	st := cloneScratch(t, true, "")
 	qs, err := ReadFile("testdata/mini.json")
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +182,8 @@ func TestRunNeedsAModelToAnswer(t *testing.T) {
 }
 
 func TestRunStopsWhenTheModelFails(t *testing.T) {
-	st := newScratch(t, testdb.New(t), true)
+	t.Parallel()
+	st := cloneScratch(t, true, "")
 	qs, err := ReadFile("testdata/mini.json")
 	if err != nil {
 		t.Fatal(err)
@@ -203,6 +206,7 @@ func TestRunStopsWhenTheModelFails(t *testing.T) {
 // Answers are asked for several questions at once, and rows still come out
 // in the dataset's order, each with its own question's answer.
 func TestRunAnswersConcurrentlyInOrder(t *testing.T) {
+	t.Parallel()
 	qs, err := ReadFile(sampleDataset)
 	if err != nil {
 		t.Fatal(err)
@@ -210,7 +214,7 @@ func TestRunAnswersConcurrentlyInOrder(t *testing.T) {
 	qs = qs[:8]
 	chat := newChatServer(t, 150*time.Millisecond, "")
 	m := chat.model(t)
-	st := newScratch(t, testdb.New(t), true)
+	st := cloneScratch(t, true, "")
 	var out bytes.Buffer
 	var progress []int
 	if _, err := Run(context.Background(), st, QuestionList(qs), nil, &out, Options{Model: m, AnswerWorkers: 3, TopK: 3,
@@ -237,6 +241,7 @@ func TestRunAnswersConcurrentlyInOrder(t *testing.T) {
 // When the model fails a question, every earlier question is written, in
 // order, and nothing after it: a resumed run starts at the failed question.
 func TestRunWritesAPrefixWhenTheModelFails(t *testing.T) {
+	t.Parallel()
 	qs, err := ReadFile(sampleDataset)
 	if err != nil {
 		t.Fatal(err)
@@ -244,7 +249,7 @@ func TestRunWritesAPrefixWhenTheModelFails(t *testing.T) {
 	qs = qs[:8]
 	chat := newChatServer(t, 50*time.Millisecond, qs[4].Question)
 	m := chat.model(t)
-	st := newScratch(t, testdb.New(t), true)
+	st := cloneScratch(t, true, "")
 	var out bytes.Buffer
 	_, err = Run(context.Background(), st, QuestionList(qs), nil, &out, Options{Model: m, AnswerWorkers: 4})
 	if err == nil || !strings.Contains(err.Error(), "question "+qs[4].QuestionID) || !strings.Contains(err.Error(), "model overloaded") {

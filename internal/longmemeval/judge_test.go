@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseVerdict(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		reply       string
 		correct, ok bool
@@ -31,6 +32,7 @@ func TestParseVerdict(t *testing.T) {
 }
 
 func TestJudgeRules(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		id, typ, want, ref string
 	}{

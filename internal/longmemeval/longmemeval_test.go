@@ -18,6 +18,7 @@ import (
 func TestMain(m *testing.M) { testdb.Main(m) }
 
 func TestParseBothForms(t *testing.T) {
+	t.Parallel()
 	arr, err := ReadFile("testdata/mini.json")
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +65,7 @@ func mustRead(t *testing.T, p string) []byte {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, data, want string }{
 		{"pairs", `{"question_id":"a","question":"q","haystack_session_ids":["x"],"haystack_sessions":[]}`, "d:1: question a: 1 haystack_session_ids but 0 haystack_sessions"},
 		{"no id", "\n" + `{"question":"q"}`, "d:2: \"question_id\" is missing"},
@@ -82,6 +84,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestSessionSlug(t *testing.T) {
+	t.Parallel()
 	for _, id := range []string{"answer_dog_1", "sharegpt_AbC_0", "sharegpt_abc_0", "_x", "a b/c", "ÜBER"} {
 		s := SessionSlug(id)
 		if !markdown.ValidSlug(s) {
@@ -119,8 +122,9 @@ func decodeLines(t *testing.T, out string) ([]Row, []Summary) {
 }
 
 func TestRunOnSyntheticDataset(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	st := newScratch(t, testdb.New(t), true)
+	st := cloneScratch(t, true, "")
 	qs := openDataset(t, "testdata/mini.jsonl")
 	var out bytes.Buffer
 	// First run: two questions answered by a chat model, then resume from
@@ -189,7 +193,8 @@ func TestRunOnSyntheticDataset(t *testing.T) {
 }
 
 func TestHybridRun(t *testing.T) {
-	st := newScratch(t, testdb.New(t), false)
+	t.Parallel()
+	st := cloneScratch(t, false, "")
 	qs := openDataset(t, "testdata/mini.json")
 	var out bytes.Buffer
 	sum, err := Run(context.Background(), st, qs, nil, &out, Options{TopK: 2, RetrievalOnly: true})
@@ -206,6 +211,7 @@ func TestHybridRun(t *testing.T) {
 }
 
 func TestParseResultsRefuses(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ data, want string }{
 		{`{"schema_version":2,"question_id":"a"}`, "r:1: schema_version 2 is not supported"},
 		{`{"question_id":"a"}`, "schema_version missing"},
@@ -262,6 +268,7 @@ func mustReadF(f *testing.F, p string) []byte {
 // LongMemEval's "answer_..." cannot be matched by a question; awkward ids and
 // dates still survive the frontmatter intact.
 func TestSessionMarkdownKeepsIDsOutOfTheIndex(t *testing.T) {
+	t.Parallel()
 	for _, id := range []string{"answer_4be1b6b4_2", `odd "id": with\nnewline`, "ünïcode-id", ""} {
 		md := SessionMarkdown(id, "2023/05/20 (Sat) 02:21", []Turn{{Role: "user", Content: "I adopted a dog."}})
 		p, err := markdown.Parse("sessions/x", md)
@@ -287,6 +294,7 @@ func TestSessionMarkdownKeepsIDsOutOfTheIndex(t *testing.T) {
 // and a NUL character, which PostgreSQL cannot store, does not fail the
 // import of the whole haystack.
 func TestSessionMarkdownQuotesAnyTurn(t *testing.T) {
+	t.Parallel()
 	turns := []Turn{
 		{Role: "assistant", Content: "Here is your plan.\n\n## Timeline\n- Week 1: design\n- Week 2: build"},
 		{Role: "user", Content: "Thanks\x00 great"},
@@ -299,7 +307,7 @@ func TestSessionMarkdownQuotesAnyTurn(t *testing.T) {
 	if p.Timeline != "" || !strings.Contains(p.Compiled, "Week 2: build") || !strings.Contains(p.Compiled, "Thanks\uFFFD great") {
 		t.Errorf("compiled %q, timeline %q", p.Compiled, p.Timeline)
 	}
-	st := newScratch(t, testdb.New(t), true)
+	st := cloneScratch(t, true, "")
 	if err := st.Import(context.Background(), st.Prepare([]ingest.Doc{{Slug: SessionSlug("plan"), Data: md}})); err != nil {
 		t.Fatal(err)
 	}
@@ -350,6 +358,7 @@ func FuzzParseResults(f *testing.F) {
 // answer sessions, as in the benchmark's own scoring; the same question
 // without the suffix does.
 func TestAbstentionQuestionsHaveNoRecall(t *testing.T) {
+	t.Parallel()
 	data := `[
 {"question_id":"q_abs","question_type":"single-session-user","question":"What is my cat called?","answer":"never said",
  "haystack_session_ids":["s1"],"haystack_sessions":[[{"role":"user","content":"My dog is called Biscuit."}]],"answer_session_ids":["s1"]},
@@ -359,7 +368,7 @@ func TestAbstentionQuestionsHaveNoRecall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := newScratch(t, testdb.New(t), true)
+	st := cloneScratch(t, true, "")
 	var out bytes.Buffer
 	sum, err := Run(context.Background(), st, QuestionList(qs), nil, &out, Options{TopK: 5, RetrievalOnly: true})
 	if err != nil {

@@ -24,7 +24,7 @@ func FuzzQuestionReaders(f *testing.F) {
 	}
 	f.Add("in May", "not a date")
 	f.Add("yesterday", "9999/99/99 (Xyz) 99:99")
-	s := scratch(f, longmemeval.MethodFused)
+	s := longmemeval.CloneScratch(f, longmemeval.MethodFused)
 	ctx := context.Background()
 	sessions := [][]longmemeval.Turn{
 		{{Role: "user", Content: "I set up mutt for mail, and I switched to neomutt later."}},

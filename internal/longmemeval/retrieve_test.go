@@ -12,38 +12,13 @@ import (
 	"time"
 
 	"github.com/pgbrain/pgbrain/internal/aptfolder"
-	"github.com/pgbrain/pgbrain/internal/brain"
 	"github.com/pgbrain/pgbrain/internal/longmemeval"
 	"github.com/pgbrain/pgbrain/internal/memsets"
-	"github.com/pgbrain/pgbrain/testdb"
 )
 
-// scratch is a scratch brain using method, beside a fresh user brain,
-// dropped at cleanup.
-func scratch(t testing.TB, method string) *longmemeval.Scratch {
-	t.Helper()
-	ctx := context.Background()
-	u := testdb.New(t)
-	b, err := brain.Open(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	settings := b.Settings
-	b.Close()
-	s, err := longmemeval.NewScratch(ctx, u, longmemeval.ScratchOptions{Settings: settings, KeywordOnly: true, Method: method})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := s.Drop(ctx); err != nil {
-			t.Error(err)
-		}
-	})
-	return s
-}
-
 func TestQuestionParts(t *testing.T) {
-	s := scratch(t, longmemeval.MethodFused)
+	t.Parallel()
+	s := longmemeval.CloneScratch(t, longmemeval.MethodFused)
 	cases := []struct {
 		q    string
 		want []string
@@ -87,7 +62,8 @@ func TestQuestionParts(t *testing.T) {
 }
 
 func TestQuestionTime(t *testing.T) {
-	s := scratch(t, longmemeval.MethodFused)
+	t.Parallel()
+	s := longmemeval.CloneScratch(t, longmemeval.MethodFused)
 	day := func(s string) time.Time {
 		d, err := time.Parse("2006-01-02", s)
 		if err != nil {
@@ -177,35 +153,40 @@ func debianPool(t *testing.T) *memsets.Pool {
 // session of nearly every question, and of some question where the
 // baseline misses one.
 func TestFusedRetrievalFindsEveryPart(t *testing.T) {
+	t.Parallel()
 	p := debianPool(t)
+	// The three kinds run side by side, each in scratch brains of its own.
 	for _, typ := range []string{memsets.MultiSession, memsets.KnowledgeUpdate, memsets.Temporal} {
-		qs := memsets.Build(p, memsets.Options{Seed: 77, PerType: 8, Only: []string{typ}})
-		run := func(method string) []longmemeval.Row {
-			s := scratch(t, method)
-			var rows []longmemeval.Row
-			w := rowWriter{rows: &rows}
-			if _, err := longmemeval.Run(context.Background(), s, longmemeval.QuestionList(qs), nil, w, longmemeval.Options{TopK: 5, RetrievalOnly: true}); err != nil {
-				t.Fatalf("%s, %s: %v", typ, method, err)
+		t.Run(typ, func(t *testing.T) {
+			t.Parallel()
+			qs := memsets.Build(p, memsets.Options{Seed: 77, PerType: 8, Only: []string{typ}})
+			run := func(method string) []longmemeval.Row {
+				s := longmemeval.CloneScratch(t, method)
+				var rows []longmemeval.Row
+				w := rowWriter{rows: &rows}
+				if _, err := longmemeval.Run(context.Background(), s, longmemeval.QuestionList(qs), nil, w, longmemeval.Options{TopK: 5, RetrievalOnly: true}); err != nil {
+					t.Fatalf("%s, %s: %v", typ, method, err)
+				}
+				return rows
 			}
-			return rows
-		}
-		plain, fused := run(longmemeval.MethodBM25), run(longmemeval.MethodFused)
-		rescued, fusedAll := 0, 0
-		for i := range fused {
-			if *fused[i].RecallAll {
-				fusedAll++
-				if !*plain[i].RecallAll {
-					rescued++
+			plain, fused := run(longmemeval.MethodBM25), run(longmemeval.MethodFused)
+			rescued, fusedAll := 0, 0
+			for i := range fused {
+				if *fused[i].RecallAll {
+					fusedAll++
+					if !*plain[i].RecallAll {
+						rescued++
+					}
 				}
 			}
-		}
-		if fusedAll < len(qs)-1 {
-			t.Errorf("%s: fused retrieval found every evidence session of %d of %d questions, want at least %d", typ, fusedAll, len(qs), len(qs)-1)
-		}
-		if rescued == 0 {
-			t.Errorf("%s: no question where the fused retrieval finds every evidence session and session BM25 does not: the set does not test the method", typ)
-		}
-		t.Logf("%s: recall_all@5 fused %d/%d, %d of them missed by session BM25", typ, fusedAll, len(qs), rescued)
+			if fusedAll < len(qs)-1 {
+				t.Errorf("%s: fused retrieval found every evidence session of %d of %d questions, want at least %d", typ, fusedAll, len(qs), len(qs)-1)
+			}
+			if rescued == 0 {
+				t.Errorf("%s: no question where the fused retrieval finds every evidence session and session BM25 does not: the set does not test the method", typ)
+			}
+			t.Logf("%s: recall_all@5 fused %d/%d, %d of them missed by session BM25", typ, fusedAll, len(qs), rescued)
+		})
 	}
 }
 
@@ -224,17 +205,29 @@ func (w rowWriter) Write(b []byte) (int, error) {
 // On the six-type sample dataset the session methods find at least as many
 // answer sessions in the top 5 as the brain's own search.
 func TestSessionMethodsOnTheSample(t *testing.T) {
+	t.Parallel()
 	qs, err := longmemeval.ReadFile("../../sample/longmemeval.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	rates := map[string]longmemeval.Summary{}
-	for _, m := range longmemeval.Methods {
-		sum, err := longmemeval.Run(context.Background(), scratch(t, m), longmemeval.QuestionList(qs), nil, io.Discard, longmemeval.Options{TopK: 5, RetrievalOnly: true})
-		if err != nil {
-			t.Fatalf("%s: %v", m, err)
+	var mu sync.Mutex
+	t.Run("methods", func(t *testing.T) { // returns when every method has run, side by side
+		for _, m := range longmemeval.Methods {
+			t.Run(m, func(t *testing.T) {
+				t.Parallel()
+				sum, err := longmemeval.Run(context.Background(), longmemeval.CloneScratch(t, m), longmemeval.QuestionList(qs), nil, io.Discard, longmemeval.Options{TopK: 5, RetrievalOnly: true})
+				if err != nil {
+					t.Fatalf("%s: %v", m, err)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				rates[m] = sum
+			})
 		}
-		rates[m] = sum
+	})
+	if len(rates) != len(longmemeval.Methods) {
+		t.Fatalf("%d of %d methods ran", len(rates), len(longmemeval.Methods))
 	}
 	h := rates[longmemeval.MethodHybrid]
 	for _, m := range []string{longmemeval.MethodFused, longmemeval.MethodBM25} {

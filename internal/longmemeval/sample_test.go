@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/pgbrain/pgbrain/testdb"
 )
 
 // sampleDataset is the fixture shipped for users (sample/README.md).
@@ -23,6 +21,7 @@ var questionTypes = []string{"single-session-user", "single-session-assistant", 
 // sessions, answer sessions in their haystack with the answering turn
 // marked, and each haystack in time order with valid dates.
 func TestSampleDatasetIsWellFormed(t *testing.T) {
+	t.Parallel()
 	qs, err := ReadFile(sampleDataset)
 	if err != nil {
 		t.Fatal(err)
@@ -71,11 +70,12 @@ func TestSampleDatasetIsWellFormed(t *testing.T) {
 // session for at least the share the benchmark's bar asks (0.85), with a
 // summary over all six types.
 func TestSampleDatasetRecall(t *testing.T) {
+	t.Parallel()
 	qs, err := ReadFile(sampleDataset)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := newScratch(t, testdb.New(t), false)
+	st := cloneScratch(t, false, "")
 	sum, err := Run(context.Background(), st, QuestionList(qs), nil, io.Discard, Options{TopK: 5, RetrievalOnly: true, ByType: true})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/url"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -86,8 +87,9 @@ func importSessions(t *testing.T, s Store, n int) {
 // question could (and a later migration might) and checks that a reset
 // brings back exactly the freshly migrated state, down to every row.
 func TestResetRestoresTheFreshBrain(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	s := newScratch(t, testdb.New(t), false)
+	s := cloneScratch(t, false, "")
 	// Sequences are left out: a reset does not restart them, and ids only
 	// order rows relative to each other.
 	fresh := testdb.Fingerprints(t, s.B.Pool, false)
@@ -166,8 +168,9 @@ func TestResetRestoresTheFreshBrain(t *testing.T) {
 // An append-only table with rows cannot be emptied: the reset must fail
 // loudly rather than leave them for the next question.
 func TestResetFailsOnAppendOnlyRows(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	s := newScratch(t, testdb.New(t), true)
+	s := cloneScratch(t, true, "")
 	if err := s.Reset(ctx); err != nil {
 		t.Fatalf("an empty audit log must not stop a reset: %v", err)
 	}
@@ -184,6 +187,7 @@ func TestResetFailsOnAppendOnlyRows(t *testing.T) {
 // pages of its own: every row of that brain is the same afterwards, its
 // search statistics included, and the scratch database is gone.
 func TestRunLeavesTheUserBrainUntouched(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	userURL, user := userBrain(t)
 	if _, err := ingest.ImportDocs(ctx, user, []ingest.Doc{
@@ -221,6 +225,7 @@ func TestRunLeavesTheUserBrainUntouched(t *testing.T) {
 }
 
 func TestScratchNameAndURL(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", 40) // 80 bytes
 	tests := []struct{ base, wantPrefix string }{
 		{"brain", "brain_longmemeval_"},
@@ -256,6 +261,7 @@ func TestScratchNameAndURL(t *testing.T) {
 // A role that may not create databases gets an error naming the fix, and
 // nothing is created.
 func TestScratchNeedsCreateDB(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	userURL, user := userBrain(t)
 	r := make([]byte, 4)
@@ -297,6 +303,7 @@ func (c cancelOnImport) Import(ctx context.Context, p *ingest.Prepared) error {
 // An interrupted run still drops its scratch database, with the run's own
 // (cancelled) context.
 func TestDropAfterInterrupt(t *testing.T) {
+	t.Parallel()
 	userURL, user := userBrain(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -328,9 +335,9 @@ func TestDropAfterInterrupt(t *testing.T) {
 // brain, must give the same statistics and the same ranking, question after
 // question (so a reset that left statistics behind would show too).
 func TestScratchRanksLikeAnOrdinaryBrain(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	url := testdb.New(t)
-	s := newScratch(t, url, false)
+	s := cloneScratch(t, false, "")
 	topics := []string{"garden tomatoes", "museum trip", "guitar lessons", "flight to Lisbon", "sourdough recipe", "marathon training"}
 	for round := 0; round < 2; round++ {
 		var docs []ingest.Doc
@@ -388,26 +395,6 @@ func TestScratchRanksLikeAnOrdinaryBrain(t *testing.T) {
 	}
 }
 
-// TestScratchSettings checks the settings every scratch connection runs
-// with: without them a question costs a WAL flush per commit, a plan per
-// statement, or a JIT compile of a millisecond query.
-func TestScratchSettings(t *testing.T) {
-	s := newScratch(t, testdb.New(t), false)
-	for _, c := range []struct{ name, want string }{
-		{"synchronous_commit", "off"},
-		{"plan_cache_mode", "force_generic_plan"},
-		{"jit", "off"},
-	} {
-		var got string
-		if err := s.B.Pool.QueryRow(context.Background(), `SELECT current_setting($1)`, c.name).Scan(&got); err != nil {
-			t.Fatal(err)
-		}
-		if got != c.want {
-			t.Errorf("%s = %s in the scratch database, want %s", c.name, got, c.want)
-		}
-	}
-}
-
 // scratchShape is what the scratch SQL (longmemeval/*.sql) changes in a
 // migrated brain, read from the catalog.
 type scratchShape struct {
@@ -448,8 +435,11 @@ func readScratchShape(t *testing.T, pool interface {
 // of longmemeval/ on the scratch brain and nothing of it on the user's: the
 // scratch brain's chunks keep no GIN or HNSW index and no term-statistics
 // trigger, its tables are unlogged without foreign keys, and schema
-// longmemeval holds the reset, BM25 and retrieval helpers.
+// longmemeval holds the reset, BM25 and retrieval helpers; its connections
+// run with the settings a question needs, and a clone of scratchTemplate is
+// the same brain.
 func TestScratchTakesTheBenchmarkShape(t *testing.T) {
+	t.Parallel()
 	u, user := userBrain(t)
 	before := readScratchShape(t, user.Pool, false)
 	if !slices.Contains(before.Indexes, "brain.chunks_tsv_gin") || before.ForeignKeys == 0 || before.LoggedTables == 0 ||
@@ -491,4 +481,111 @@ func TestScratchTakesTheBenchmarkShape(t *testing.T) {
 	if schemas != 0 {
 		t.Error("the user's brain got schema longmemeval")
 	}
+	// Every scratch connection runs with these settings: without them a
+	// question costs a WAL flush per commit, a plan per statement, or a JIT
+	// compile of a millisecond query. (Checked here, on the NewScratch this
+	// test makes anyway, rather than on a scratch brain of its own.)
+	for _, c := range []struct{ name, want string }{
+		{"synchronous_commit", "off"},
+		{"plan_cache_mode", "force_generic_plan"},
+		{"jit", "off"},
+	} {
+		var got string
+		if err := s.B.Pool.QueryRow(context.Background(), `SELECT current_setting($1)`, c.name).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want {
+			t.Errorf("%s = %s in the scratch database, want %s", c.name, got, c.want)
+		}
+	}
+	// The other tests clone scratchTemplate rather than call NewScratch: a
+	// clone must be what NewScratch makes, in every row, catalog object and
+	// database setting.
+	clone := cloneScratch(t, false, "")
+	if c := readScratchShape(t, clone.B.Pool, true); !reflect.DeepEqual(c, got) {
+		t.Errorf("a cloned scratch brain has shape %+v, NewScratch's %+v", c, got)
+	}
+	sameFingerprints(t, "a cloned scratch brain", rowsDigest(t, s.B.Pool), rowsDigest(t, clone.B.Pool))
+	if c, n := catalogDigest(t, clone.B.Pool), catalogDigest(t, s.B.Pool); c != n {
+		t.Errorf("a cloned scratch brain's catalog differs from NewScratch's:\n%s\nwant\n%s", c, n)
+	}
+	ns, err := databaseSettings(context.Background(), user.Pool, s.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := databaseSettings(context.Background(), user.Pool, clone.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ns) == 0 || !slices.Equal(cs, ns) {
+		t.Errorf("a cloned scratch brain's database settings are %v, NewScratch's %v", cs, ns)
+	}
+}
+
+// rowsDigest is the row count and digest of every table of schemas brain
+// and longmemeval, leaving out when each row was written (timestamps) and
+// longmemeval.seeded's fingerprints of such rows, which instead must match
+// their tables as they are.
+func rowsDigest(t *testing.T, db testdb.Querier) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	var stale int
+	if err := db.QueryRow(ctx, `SELECT count(*) FROM longmemeval.seeded WHERE fingerprint <> longmemeval.fingerprint(tbl)`).Scan(&stale); err != nil || stale != 0 {
+		t.Errorf("%d seeded tables differ from their recorded fingerprint (err %v)", stale, err)
+	}
+	rows, err := db.Query(ctx, `
+		SELECT c.oid::regclass::text,
+		       coalesce(array_agg(a.attname::text) FILTER (WHERE a.atttypid IN ('timestamptz'::regtype, 'timestamp'::regtype)
+		                                                   OR c.oid = 'longmemeval.seeded'::regclass AND a.attname = 'fingerprint'), '{}')
+		FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+		WHERE c.relnamespace IN ('brain'::regnamespace, 'longmemeval'::regnamespace) AND c.relkind IN ('r', 'p')
+		GROUP BY c.oid ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type table struct {
+		name string
+		skip []string
+	}
+	var tables []table
+	for rows.Next() {
+		var tb table
+		if err := rows.Scan(&tb.name, &tb.skip); err != nil {
+			t.Fatal(err)
+		}
+		tables = append(tables, tb)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, tb := range tables {
+		var d string
+		if err := db.QueryRow(ctx, `SELECT count(*) || ' rows, ' || md5(coalesce(string_agg(j::text, E'\n' ORDER BY j::text), ''))
+			FROM (SELECT to_jsonb(x) - $1::text[] AS j FROM `+tb.name+` x) s`, tb.skip).Scan(&d); err != nil {
+			t.Fatalf("reading %s: %v", tb.name, err)
+		}
+		out[tb.name] = d
+	}
+	return out
+}
+
+// catalogDigest lists the relations (kind and persistence), constraints,
+// triggers (and whether enabled) and functions (with their source) of
+// schemas brain and longmemeval, one line each.
+func catalogDigest(t *testing.T, db testdb.Querier) string {
+	t.Helper()
+	var d string
+	if err := db.QueryRow(context.Background(), `SELECT concat_ws(E'\n',
+		(SELECT string_agg(format('%s %s %s', c.oid::regclass, c.relkind, c.relpersistence), E'\n' ORDER BY c.oid::regclass::text)
+		   FROM pg_class c WHERE c.relnamespace IN ('brain'::regnamespace, 'longmemeval'::regnamespace)),
+		(SELECT string_agg(l, E'\n' ORDER BY l) FROM (SELECT format('%s %s %s', k.conrelid::regclass, k.conname, pg_get_constraintdef(k.oid)) l
+		   FROM pg_constraint k WHERE k.connamespace IN ('brain'::regnamespace, 'longmemeval'::regnamespace)) k),
+		(SELECT string_agg(l, E'\n' ORDER BY l) FROM (SELECT format('%s %s %s', g.tgrelid::regclass, g.tgname, g.tgenabled) l
+		   FROM pg_trigger g WHERE NOT g.tgisinternal) g),
+		(SELECT string_agg(l, E'\n' ORDER BY l) FROM (SELECT format('%s %s', p.oid::regprocedure, md5(p.prosrc)) l
+		   FROM pg_proc p WHERE p.pronamespace IN ('brain'::regnamespace, 'longmemeval'::regnamespace)) p))`).Scan(&d); err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

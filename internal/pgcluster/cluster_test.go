@@ -23,9 +23,16 @@ func newCluster(t *testing.T) *pgcluster.Cluster {
 	return c
 }
 
+// newClusterAt makes a cluster in a home of its own on a memory file
+// system when there is one (pgcluster.TestHome): initdb writes about a
+// thousand files, which on ext4 cost most of its CPU.
 func newClusterAt(t *testing.T) (*pgcluster.Cluster, string) {
 	t.Helper()
-	home := filepath.Join(t.TempDir(), "home")
+	home, err := pgcluster.TestHome("pgbrain-cluster-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
 	c, err := pgcluster.New(pgcluster.Options{Home: home, Profile: pgcluster.Ephemeral})
 	if err != nil {
 		t.Fatal(err)

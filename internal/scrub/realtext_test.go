@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pgbrain/pgbrain/internal/pii"
@@ -20,10 +21,7 @@ import (
 // naming the fix, when either source is missing.
 func realLines(t *testing.T) (debian, man []string) {
 	t.Helper()
-	debian, err := realcorpus.DebianLines()
-	if err != nil {
-		t.Fatalf("%v: this test reads real package descriptions", err)
-	}
+	debian = debianLines(t)
 	// A manual-page line already among the descriptions is not counted twice.
 	seen := make(map[string]bool, len(debian))
 	for _, l := range debian {
@@ -62,6 +60,25 @@ func realLines(t *testing.T) (debian, man []string) {
 		f.Close()
 	}
 	return debian, man
+}
+
+// debianText holds the description lines, read once for the tests that use
+// them (apt-cache and the parse cost about a CPU-second each time).
+var debianText struct {
+	once  sync.Once
+	lines []string
+	err   error
+}
+
+// debianLines returns every long-description line of `apt-cache
+// dumpavail`, shared by the tests: callers must not change it.
+func debianLines(t *testing.T) []string {
+	t.Helper()
+	debianText.once.Do(func() { debianText.lines, debianText.err = realcorpus.DebianLines() })
+	if debianText.err != nil {
+		t.Fatalf("%v: this test reads real package descriptions", debianText.err)
+	}
+	return debianText.lines
 }
 
 // TestRealTextFalseRedactionRate runs the scrubber over real text and

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -66,43 +67,83 @@ func TestQueryBound(t *testing.T) {
 	}
 }
 
-// debianBrain imports n Debian package descriptions (real text nobody here
-// wrote) and returns the brain and the corpus's most common words.
-func debianBrain(t *testing.T, n int) (*brain.Brain, string, []string) {
+// debianPages is how many Debian package descriptions debianFixture holds:
+// enough for the planner to prefer the GIN and HNSW indexes over scans
+// (TestAgentSearchPlansUseTheIndexes) and for the corpus's 500 most common
+// words to fill a 50,000-character query with real text
+// (TestHugeQueryIsBounded).
+const debianPages = 3000
+
+// debian is the corpus behind debianFixture, read once per test binary.
+var debian struct {
+	once   sync.Once
+	docs   []ingest.Doc
+	common []string // the corpus's 500 most common words, most common first
+}
+
+// debianCorpus reads debianPages Debian package descriptions (real text
+// nobody here wrote) into pages, and counts their words.
+func debianCorpus(t *testing.T) ([]ingest.Doc, []string) {
 	t.Helper()
-	url := testdb.New(t)
+	debian.once.Do(func() {
+		pages := testdb.DebianPages(t, debianPages)
+		docs := make([]ingest.Doc, 0, len(pages))
+		freq := map[string]int{}
+		word := regexp.MustCompile(`[a-z]{3,}`)
+		for name, body := range pages {
+			docs = append(docs, ingest.Doc{Slug: strings.TrimSuffix(name, ".md"), Data: []byte(body)})
+			for _, w := range word.FindAllString(strings.ToLower(body), -1) {
+				freq[w]++
+			}
+		}
+		sort.Slice(docs, func(i, j int) bool { return docs[i].Slug < docs[j].Slug })
+		common := make([]string, 0, len(freq))
+		for w := range freq {
+			common = append(common, w)
+		}
+		sort.Slice(common, func(i, j int) bool {
+			return freq[common[i]] > freq[common[j]] || freq[common[i]] == freq[common[j]] && common[i] < common[j]
+		})
+		debian.docs, debian.common = docs, common[:500]
+	})
+	if debian.docs == nil {
+		t.Fatal("the Debian package descriptions could not be read: see the first test that asked for them")
+	}
+	return debian.docs, debian.common
+}
+
+// debianFixture is the Debian corpus imported through the whole pipeline
+// (chunks, embeddings, PII tags, statistics) once per test binary; each
+// test gets a clone.
+var debianFixture = &dbtest.Fixture{Name: "debian", Build: func(ctx context.Context, url string) error {
+	b, err := brain.Open(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	if _, err := ingest.ImportDocs(ctx, b, debian.docs, ingest.Options{}); err != nil {
+		return fmt.Errorf("importing the Debian corpus: %w", err)
+	}
+	// Plans follow statistics: take them now rather than when autovacuum
+	// gets to it (a clone copies them).
+	if _, err := b.Pool.Exec(ctx, `ANALYZE brain.chunks; ANALYZE brain.pages; ANALYZE brain.page_pii`); err != nil {
+		return fmt.Errorf("analyzing the Debian corpus: %w", err)
+	}
+	return nil
+}}
+
+// debianBrain is a clone of debianFixture for t, its URL, and the corpus's
+// most common words.
+func debianBrain(t *testing.T) (*brain.Brain, string, []string) {
+	t.Helper()
+	_, common := debianCorpus(t)
+	url := debianFixture.Clone(t)
 	b, err := brain.Open(ctx(t), url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Close)
-	pages := testdb.DebianPages(t, n)
-	docs := make([]ingest.Doc, 0, len(pages))
-	freq := map[string]int{}
-	word := regexp.MustCompile(`[a-z]{3,}`)
-	for name, body := range pages {
-		docs = append(docs, ingest.Doc{Slug: strings.TrimSuffix(name, ".md"), Data: []byte(body)})
-		for _, w := range word.FindAllString(strings.ToLower(body), -1) {
-			freq[w]++
-		}
-	}
-	sort.Slice(docs, func(i, j int) bool { return docs[i].Slug < docs[j].Slug })
-	if _, err := ingest.ImportDocs(context.Background(), b, docs, ingest.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	// Plans follow statistics: take them now rather than when autovacuum
-	// gets to it.
-	if _, err := b.Pool.Exec(ctx(t), `ANALYZE brain.chunks; ANALYZE brain.pages; ANALYZE brain.page_pii`); err != nil {
-		t.Fatal(err)
-	}
-	common := make([]string, 0, len(freq))
-	for w := range freq {
-		common = append(common, w)
-	}
-	sort.Slice(common, func(i, j int) bool {
-		return freq[common[i]] > freq[common[j]] || freq[common[i]] == freq[common[j]] && common[i] < common[j]
-	})
-	return b, url, common[:500]
+	return b, url, common
 }
 
 // commonQuery is a query of about n characters of the corpus's common
@@ -124,7 +165,7 @@ func commonQuery(common []string, n int) string {
 // busy for tens of seconds.
 func TestHugeQueryIsBounded(t *testing.T) {
 	t.Parallel()
-	b, url, common := debianBrain(t, 3000)
+	b, url, common := debianBrain(t)
 	huge := commonQuery(common, 50000)
 	agent, err := brain.OpenAs(ctx(t), url, brain.Access{Role: brain.RoleAgent, StatementTimeout: "10s"})
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 // and HNSW indexes in them, and the policy applied where text is read.
 func TestAgentSearchPlansUseTheIndexes(t *testing.T) {
 	t.Parallel()
-	_, url, common := debianBrain(t, 3000)
+	_, url, common := debianBrain(t)
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,16 +20,65 @@ import (
 
 func TestMain(m *testing.M) { testdb.Main(m) }
 
-// load imports n Debian package pages.
-func load(t *testing.T, b *brain.Brain, n int, opts ingest.Options) {
+// debianDocs are n Debian package pages.
+func debianDocs(t *testing.T, n int) []ingest.Doc {
 	t.Helper()
 	var docs []ingest.Doc
 	for name, body := range testdb.DebianPages(t, n) {
 		docs = append(docs, ingest.Doc{Slug: strings.TrimSuffix(name, ".md"), Data: []byte(body)})
 	}
+	return docs
+}
+
+// load imports n Debian package pages.
+func load(t *testing.T, b *brain.Brain, n int, opts ingest.Options) {
+	t.Helper()
+	docs := debianDocs(t, n)
 	if sum, err := ingest.ImportDocs(context.Background(), b, docs, opts); err != nil || sum.Added != n {
 		t.Fatalf("importing %d pages: %+v %v", n, sum, err)
 	}
+}
+
+// outdated300 is 300 Debian package pages, imported and then outdated
+// (outdateSQL), built once per test binary: every subtest of
+// TestEmbedAllInterruptedKeepsOldVectorsAndResumes starts from a clone.
+var outdated300 = &dbtest.Fixture{Name: "outdated300", Build: func(ctx context.Context, url string) error {
+	b, err := brain.Open(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	if sum, err := ingest.ImportDocs(ctx, b, outdatedDocs, ingest.Options{}); err != nil || sum.Added != len(outdatedDocs) {
+		return fmt.Errorf("importing %d pages: %+v %w", len(outdatedDocs), sum, err)
+	}
+	_, err = b.Pool.Exec(ctx, outdateSQL)
+	return err
+}}
+
+// outdatedDocs are outdated300's pages, read by outdatedBrain before the
+// fixture is first built.
+var (
+	outdatedOnce sync.Once
+	outdatedDocs []ingest.Doc
+)
+
+// outdatedBrain is a clone of outdated300 for t; it checks that every
+// chunk holds an old vector.
+func outdatedBrain(t *testing.T) *brain.Brain {
+	t.Helper()
+	outdatedOnce.Do(func() { outdatedDocs = debianDocs(t, 300) })
+	if outdatedDocs == nil {
+		t.Fatal("the Debian pages could not be read: see the first test that asked for them")
+	}
+	b, err := brain.Open(context.Background(), outdated300.Clone(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	if fresh, old, none := counts(t, b); fresh != 0 || none != 0 || old == 0 {
+		t.Fatalf("outdating: fresh %d, old %d, none %d", fresh, old, none)
+	}
+	return b
 }
 
 // counts says how many chunks hold the vector the local embedder gives
@@ -44,17 +94,9 @@ func counts(t *testing.T, b *brain.Brain) (fresh, old, none int) {
 	return fresh, old, none
 }
 
-// outdate gives every chunk a vector the local embedder would not give it,
-// as a change of the embedder's arithmetic would.
-func outdate(t *testing.T, b *brain.Brain) {
-	t.Helper()
-	if _, err := b.Pool.Exec(context.Background(), `UPDATE brain.chunks SET embedding = array_fill(0.5::real, ARRAY[vector_dims(embedding)])::vector`); err != nil {
-		t.Fatal(err)
-	}
-	if fresh, old, none := counts(t, b); fresh != 0 || none != 0 || old == 0 {
-		t.Fatalf("outdating: fresh %d, old %d, none %d", fresh, old, none)
-	}
-}
+// outdateSQL gives every chunk a vector the local embedder would not give
+// it, as a change of the embedder's arithmetic would.
+const outdateSQL = `UPDATE brain.chunks SET embedding = array_fill(0.5::real, ARRAY[vector_dims(embedding)])::vector`
 
 // TestEmbedAllInterruptedKeepsOldVectorsAndResumes stops `embed --all` at
 // several points, by cancelling it and by terminating its session: no chunk
@@ -75,9 +117,7 @@ func TestEmbedAllInterruptedKeepsOldVectorsAndResumes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			b := dbtest.Open(t)
-			load(t, b, 300, ingest.Options{})
-			outdate(t, b)
+			b := outdatedBrain(t)
 			runCtx, cancel := context.WithCancel(ctx)
 			defer cancel()
 			calls := 0
