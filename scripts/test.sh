@@ -5,29 +5,48 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The packages that share state between goroutines run under the race
-# detector, which needs cgo (a C compiler). They run once, with -race, beside
-# the other packages rather than a second time after them: most of a test's
-# time is spent in PostgreSQL, which the detector does not slow down.
-race_pkgs=(./internal/ingest ./internal/audit ./internal/mcpserver ./internal/capture ./internal/longmemeval ./internal/crossmodal)
+# The race detector (it needs cgo, so a C compiler) runs the tests that
+# drive goroutines: whole packages where nearly every test does, and in four
+# packages the tests named in race_tests (the rest of those packages runs
+# without it, in the same run). Most of a test's time is spent in
+# PostgreSQL, which the detector does not watch, so a test that calls the
+# database one statement at a time gains nothing from it. A new test that
+# starts goroutines joins race_tests.
+race_whole=(./internal/capture ./internal/crossmodal)
+race_split=(./internal/ingest ./internal/audit ./internal/mcpserver ./internal/longmemeval)
+race_tests='^('
+race_tests+='TestPipelineKeepsFileOrderAndProgress|TestConcurrentWritersKeepTermStatisticsExact|TestImportDocsInParallel|TestImportPreparedStoresWhatImportDocsStores|TestImportStopsWhenCancelled|TestInterruptedBulkImportLeavesASearchableBrain|TestBulkImportKeepsSearchesInteractive|TestBulkImportRunsAtLowPriority|TestReadFileRefusesOversizedFilesUnread'
+race_tests+='|TestAsync.*|TestConcurrentWritersFormOneChain|TestOutageRowsChainedInCallOrder|TestWriterReportsOncePerKind'
+race_tests+='|TestHTTPConcurrentClientsAreAllRecorded|TestHTTPShutdownDeliversCallsInFlight|TestProgressForLongCalls|TestCancelStopsServer|TestAnswerDoesNotWaitForAudit|TestBrokenSinksNeverFailACall|TestStopAnswersCallsInFlight|TestPipedRequestsAllAnsweredOnEOF|TestMalformedFramesAreAnswered|TestHTTPAuthOriginAndRate|TestHTTPFailedAuthenticationsAreLimited|TestAuditEventsAndSpans|TestToolCalls'
+race_tests+='|TestRun.*|TestHybridRun|TestDropAfterInterrupt'
+race_tests+=')$'
 all_tests() {
 	if [ "$(go env CGO_ENABLED)" != 1 ]; then
 		echo "test: no C compiler, so the race detector is left out (apt-get install gcc adds it)" >&2
 		go test -count=1 ./...
 		return
 	fi
-	local others race_out race_pid rc=0 race_rc=0
-	others=$(go list ./... | grep -vxF -f <(go list "${race_pkgs[@]}"))
+	local others race_out split_out race_pid split_pid rc=0 race_rc=0 split_rc=0
+	others=$(go list ./... | grep -vxF -f <(go list "${race_whole[@]}" "${race_split[@]}"))
 	race_out=$(mktemp "${TMPDIR:-/tmp}/pgbrain-race.XXXXXX")
-	go test -race -count=1 "${race_pkgs[@]}" >"$race_out" 2>&1 &
+	split_out=$(mktemp "${TMPDIR:-/tmp}/pgbrain-split.XXXXXX")
+	{
+		go test -race -count=1 "${race_whole[@]}" &&
+			go test -race -count=1 -run "$race_tests" "${race_split[@]}"
+	} >"$race_out" 2>&1 &
 	race_pid=$!
+	go test -count=1 -skip "$race_tests" "${race_split[@]}" >"$split_out" 2>&1 &
+	split_pid=$!
 	# shellcheck disable=SC2086 # one package path per word
 	go test -count=1 $others || rc=$?
+	wait "$split_pid" || split_rc=$?
 	wait "$race_pid" || race_rc=$?
-	echo "test: under the race detector:"
+	echo "test: the tests of goroutines, under the race detector:"
 	cat "$race_out"
-	rm -f "$race_out"
-	[ "$rc" -eq 0 ] && [ "$race_rc" -eq 0 ]
+	echo "test: the other tests of those packages:"
+	cat "$split_out"
+	rm -f "$race_out" "$split_out"
+	[ "$rc" -eq 0 ] && [ "$race_rc" -eq 0 ] && [ "$split_rc" -eq 0 ]
 }
 
 if [ -n "${TEST_DATABASE_URL:-}" ]; then
