@@ -17,18 +17,6 @@ import (
 	"github.com/pgbrain/pgbrain/testdb"
 )
 
-// buildCLI compiles this command once per test, so a test can kill it as a
-// user's terminal or the OOM killer would.
-func buildCLI(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "pgbrain")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("building pgbrain: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // startCLI runs the binary against url in the background.
 func startCLI(t *testing.T, bin, url string, args ...string) *exec.Cmd {
 	t.Helper()
@@ -191,7 +179,7 @@ func vectorCounts(t *testing.T, conn *pgx.Conn, source string) (with, without in
 // `doctor --fix` brings vector search back; a new import completes.
 func TestKilledImportLeavesASearchableBrain(t *testing.T) {
 	t.Parallel()
-	bin := buildCLI(t)
+	bin := pgbrainBinary(t)
 	const base, bulk = 100, 2500
 	tests := []struct {
 		name       string
@@ -256,7 +244,7 @@ func TestKilledImportLeavesASearchableBrain(t *testing.T) {
 // reports the interrupted run, and `doctor --fix` finishes it.
 func TestKilledEmbedAllKeepsVectors(t *testing.T) {
 	t.Parallel()
-	bin := buildCLI(t)
+	bin := pgbrainBinary(t)
 	url, _, conn := brainWithIncoming(t, 1500, 0)
 	ctx := context.Background()
 	// Vectors the local embedder would no longer give, as after a change
