@@ -8,12 +8,14 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgbrain/pgbrain/internal/ingest"
 	"github.com/pgbrain/pgbrain/testdb"
 )
 
@@ -131,13 +133,36 @@ func queryNow(t *testing.T, url string) (queryJSON, int) {
 	return q, ranked
 }
 
+// debianPages is testdb.DebianPages, read once per test binary for each n:
+// reading and parsing apt-cache dumpavail costs about a CPU-second.
+// Callers must not change the map.
+func debianPages(t *testing.T, n int) map[string]string {
+	t.Helper()
+	debianMemo.Lock()
+	defer debianMemo.Unlock()
+	if p, ok := debianMemo.pages[n]; ok {
+		return p
+	}
+	p := testdb.DebianPages(t, n)
+	if debianMemo.pages == nil {
+		debianMemo.pages = map[int]map[string]string{}
+	}
+	debianMemo.pages[n] = p
+	return p
+}
+
+var debianMemo struct {
+	sync.Mutex
+	pages map[int]map[string]string
+}
+
 // brainWithIncoming imports base Debian package pages into source default
 // and writes bulk more into a directory, for a bulk import into source
 // incoming.
 func brainWithIncoming(t *testing.T, base, bulk int) (string, string, *pgx.Conn) {
 	t.Helper()
 	url := testdb.New(t)
-	pages := testdb.DebianPages(t, base+bulk)
+	pages := debianPages(t, base+bulk)
 	names := make([]string, 0, len(pages))
 	for name := range pages {
 		names = append(names, name)
@@ -180,7 +205,14 @@ func vectorCounts(t *testing.T, conn *pgx.Conn, source string) (with, without in
 func TestKilledImportLeavesASearchableBrain(t *testing.T) {
 	t.Parallel()
 	bin := pgbrainBinary(t)
-	const base, bulk = 100, 2500
+	// The bulk is large enough to suspend the vector index (at least
+	// ingest.DefaultBulkThreshold pages, and more than the brain holds),
+	// and its index build long enough to be caught in progress; each page
+	// more costs time in both imports of each case.
+	const base, bulk = 100, 1300
+	if bulk < ingest.DefaultBulkThreshold || bulk <= base {
+		t.Fatalf("a bulk of %d pages into a brain of %d is no bulk load (threshold %d)", bulk, base, ingest.DefaultBulkThreshold)
+	}
 	tests := []struct {
 		name       string
 		killWhen   string // SQL condition
