@@ -19,6 +19,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -309,15 +310,29 @@ func readJUnit(t *testing.T, path string) junitReport {
 // published, replayed unchanged (Jaccard 1, top-1 1), gated (pass), then
 // most pages deleted and gated again (fail, in text, JSON and JUnit).
 func TestEvalLoopCaptureToGate(t *testing.T) {
+	t.Parallel()
 	b := importedSampleBrain(t)
 	dir := t.TempDir()
 	config := filepath.Join(b.home, "config.json")
 
-	// The config file beats the environment, both ways.
-	t.Setenv("PGBRAIN_CONTRIBUTOR_MODE", "1")
+	// The config file beats the environment, both ways. The environment
+	// reaches the command in a process of its own, so that this test runs
+	// beside others (t.Setenv would keep it alone).
+	bin := pgbrainBinary(t)
+	withMode := func(mode string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"--database-url", b.url, "--home", b.home}, args...)...)
+		cmd.Env = append(os.Environ(), "PGBRAIN_CONTRIBUTOR_MODE="+mode)
+		var errOut bytes.Buffer
+		cmd.Stderr = &errOut
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("PGBRAIN_CONTRIBUTOR_MODE=%s pgbrain %s: %v\nstdout: %s\nstderr: %s", mode, strings.Join(args, " "), err, out, errOut.String())
+		}
+		return string(out)
+	}
 	writeFile(t, config, `{"eval":{"capture":false}}`)
-	b.must("query", "uncaptured because the file says false")
-	t.Setenv("PGBRAIN_CONTRIBUTOR_MODE", "0")
+	withMode("1", "query", "uncaptured because the file says false")
 	writeFile(t, config, `{"eval":{"capture":true}}`)
 
 	captured := [][]string{
@@ -336,8 +351,14 @@ func TestEvalLoopCaptureToGate(t *testing.T) {
 		// The same text as a query above, through the other tool: not a duplicate.
 		{"search", "gzip compress", "--limit", "7"},
 	}
-	for _, args := range captured {
-		if out := b.must(args...); strings.Contains(out, "no results") {
+	for i, args := range captured {
+		var out string
+		if i == 0 {
+			out = withMode("0", args...)
+		} else {
+			out = b.must(args...) // TestMain unset PGBRAIN_CONTRIBUTOR_MODE
+		}
+		if strings.Contains(out, "no results") {
 			t.Fatalf("%v found nothing in the sample brain", args)
 		}
 	}
