@@ -39,6 +39,7 @@ type lmeLine struct {
 	} `json:"recall_by_type"`
 	Aggregate struct {
 		Hit, Total int
+		AllHit     int `json:"all_hit"`
 		Rate       float64
 	} `json:"aggregate"`
 }
@@ -120,8 +121,10 @@ func TestEvalLongMemEvalRunAndResume(t *testing.T) {
 	}
 	before := lmeBrainState(t, url)
 
+	// --method fused, the default, named: this run is also
+	// TestEvalLongMemEvalMethods' run of it.
 	full := filepath.Join(dir, "full.jsonl")
-	_, errOut, code := pgbrain(t, url, "", "eval", "longmemeval", lmeFixture, "--retrieval-only", "--top-k", "5", "--by-type", "--output", full)
+	_, errOut, code := pgbrain(t, url, "", "eval", "longmemeval", lmeFixture, "--retrieval-only", "--top-k", "5", "--by-type", "--method", "fused", "--output", full)
 	if code != 0 {
 		t.Fatalf("run: exit %d: %s", code, errOut)
 	}
@@ -143,6 +146,9 @@ func TestEvalLongMemEvalRunAndResume(t *testing.T) {
 	}
 	if s := got[4]; s.Aggregate.Hit != 3 || s.Aggregate.Total != 3 || len(s.RecallByType) != 3 {
 		t.Errorf("summary = %+v, want 3 of 3 over 3 types", s)
+	}
+	if s := got[4]; s.Aggregate.Total == 0 || s.Aggregate.AllHit != s.Aggregate.Total {
+		t.Errorf("--method fused: summary %+v, want every answer session of every scored question found", s.Aggregate)
 	}
 	if got[0].RetrievedSessionIDs[0] != "answer_dog_1" {
 		t.Errorf("q-001 retrieved %v, want answer_dog_1 first", got[0].RetrievedSessionIDs)
@@ -385,10 +391,12 @@ func TestEvalLongMemEvalUsageErrors(t *testing.T) {
 
 // TestEvalLongMemEvalMethods runs the fixture by each retrieval method: each
 // finds the answers, and the summary counts recall_all beside recall_any.
+// The run by fused, the default, with the same flags, is
+// TestEvalLongMemEvalRunAndResume's first.
 func TestEvalLongMemEvalMethods(t *testing.T) {
 	t.Parallel()
 	url := testdb.New(t)
-	for _, m := range []string{"fused", "bm25", "hybrid"} {
+	for _, m := range []string{"bm25", "hybrid"} {
 		out, errOut, code := pgbrain(t, url, "", "eval", "longmemeval", lmeFixture, "--retrieval-only", "--top-k", "5", "--by-type", "--method", m)
 		if code != 0 {
 			t.Fatalf("--method %s: exit %d, stderr %q", m, code, errOut)

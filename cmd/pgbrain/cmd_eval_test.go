@@ -19,6 +19,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -309,15 +310,29 @@ func readJUnit(t *testing.T, path string) junitReport {
 // published, replayed unchanged (Jaccard 1, top-1 1), gated (pass), then
 // most pages deleted and gated again (fail, in text, JSON and JUnit).
 func TestEvalLoopCaptureToGate(t *testing.T) {
+	t.Parallel()
 	b := importedSampleBrain(t)
 	dir := t.TempDir()
 	config := filepath.Join(b.home, "config.json")
 
-	// The config file beats the environment, both ways.
-	t.Setenv("PGBRAIN_CONTRIBUTOR_MODE", "1")
+	// The config file beats the environment, both ways. The environment
+	// reaches the command in a process of its own, so that this test runs
+	// beside others (t.Setenv would keep it alone).
+	bin := pgbrainBinary(t)
+	withMode := func(mode string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"--database-url", b.url, "--home", b.home}, args...)...)
+		cmd.Env = append(os.Environ(), "PGBRAIN_CONTRIBUTOR_MODE="+mode)
+		var errOut bytes.Buffer
+		cmd.Stderr = &errOut
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("PGBRAIN_CONTRIBUTOR_MODE=%s pgbrain %s: %v\nstdout: %s\nstderr: %s", mode, strings.Join(args, " "), err, out, errOut.String())
+		}
+		return string(out)
+	}
 	writeFile(t, config, `{"eval":{"capture":false}}`)
-	b.must("query", "uncaptured because the file says false")
-	t.Setenv("PGBRAIN_CONTRIBUTOR_MODE", "0")
+	withMode("1", "query", "uncaptured because the file says false")
 	writeFile(t, config, `{"eval":{"capture":true}}`)
 
 	captured := [][]string{
@@ -336,8 +351,14 @@ func TestEvalLoopCaptureToGate(t *testing.T) {
 		// The same text as a query above, through the other tool: not a duplicate.
 		{"search", "gzip compress", "--limit", "7"},
 	}
-	for _, args := range captured {
-		if out := b.must(args...); strings.Contains(out, "no results") {
+	for i, args := range captured {
+		var out string
+		if i == 0 {
+			out = withMode("0", args...)
+		} else {
+			out = b.must(args...) // TestMain unset PGBRAIN_CONTRIBUTOR_MODE
+		}
+		if strings.Contains(out, "no results") {
 			t.Fatalf("%v found nothing in the sample brain", args)
 		}
 	}
@@ -413,8 +434,11 @@ func TestEvalLoopCaptureToGate(t *testing.T) {
 		t.Errorf("eval gate on the unchanged brain:\n%s", out)
 	}
 	noLatency := []string{"--threshold-latency", "1000"}
-	// With --qrels too (floors at 0), both gates run and both pass.
-	anyQrels := []string{"--qrels", sampleQrels, "--threshold-recall", "0", "--threshold-first-relevant", "0", "--threshold-expected-top1", "0"}
+	// With --qrels too (floors at 0), both gates run and both pass. Any
+	// qrels do for that: the first few of the sample's keep the runs short
+	// (TestEvalQrelsAndCorrectnessGate scores the whole file).
+	firstQrels := sampleQrelsPart(t, filepath.Join(dir, "qrels-head.json"), []int{0, 1, 2, 3, 4})
+	anyQrels := []string{"--qrels", firstQrels, "--threshold-recall", "0", "--threshold-first-relevant", "0", "--threshold-expected-top1", "0"}
 	g := decodeJSON[gateJSON](t, "eval gate --json", b.must(append(append([]string{"eval", "gate", "--baseline", basePath, "--json"}, noLatency...), anyQrels...)...))
 	if g.Verdict != "pass" || g.Regression == nil || !g.Regression.Pass || g.Regression.Breaches == nil || len(g.Regression.Breaches) != 0 ||
 		g.Regression.MeanJaccard != 1 || g.Regression.Top1StabilityRate != 1 || g.Correctness == nil || !g.Correctness.Pass {
@@ -822,6 +846,38 @@ func lineWith(s, sub string) string {
 	return ""
 }
 
+// sampleQrelsPart writes the queries of sample/qrels.json at the indexes
+// idx (in file order), as a qrels file of their own, to path and returns
+// path.
+func sampleQrelsPart(t *testing.T, path string, idx []int) string {
+	t.Helper()
+	var file map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(readFile(t, sampleQrels)), &file); err != nil {
+		t.Fatal(err)
+	}
+	var queries, part []json.RawMessage
+	if err := json.Unmarshal(file["queries"], &queries); err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range idx {
+		if i >= len(queries) {
+			t.Fatalf("%s holds %d queries, none at index %d", sampleQrels, len(queries), i)
+		}
+		part = append(part, queries[i])
+	}
+	raw, err := json.Marshal(part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file["queries"] = raw
+	data, err := json.Marshal(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, string(data))
+	return path
+}
+
 // sampleQrelsEntry is an entry of sample/qrels.json, read by the test.
 type sampleQrelsEntry struct {
 	ID            string   `json:"query_id"`
@@ -962,10 +1018,43 @@ func TestEvalQrelsAndCorrectnessGate(t *testing.T) {
 
 	// The correctness gate passes with floors at or below today's scores and
 	// fails with floors above them, naming each breached metric with the
-	// floor its own flag set. (One failing run covers the three metrics: the
-	// sample qrels take a second per run.)
+	// floor its own flag set. (One failing run covers the three metrics.)
+	// The gate runs on a part of the sample qrels, scored by eval qrels on
+	// its own: comparing the floors with the scores does not depend on how
+	// many queries made them, and each run of the whole file takes 91
+	// searches. The part holds every query up to the fourth that missed
+	// its first relevant page and up to the fourth that missed a relevant
+	// page at 10, so that each score is below 1 and a floor fits above it.
+	var part []int
+	firstMisses, recallMisses := 0, 0
+	for i, s := range rep.PerQuery {
+		if firstMisses >= 4 && recallMisses >= 4 {
+			break
+		}
+		part = append(part, i)
+		if !s.FirstRelevantHit {
+			firstMisses++
+		}
+		if s.RecallAtK < 1 {
+			recallMisses++
+		}
+	}
+	qrels := sampleQrelsPart(t, filepath.Join(t.TempDir(), "qrels-part.json"), part)
+	var partRep qrelsReportJSON
+	out = b.must("eval", "qrels", qrels, "-k", "10", "--json")
+	if err := json.Unmarshal([]byte(out), &partRep); err != nil {
+		t.Fatalf("eval qrels --json: %v\n%s", err, out)
+	}
+	if partRep.Queries != len(part) || len(partRep.PerQuery) != len(part) {
+		t.Fatalf("eval qrels of %d queries scored %d", len(part), partRep.Queries)
+	}
+	for j, s := range partRep.PerQuery {
+		if whole := rep.PerQuery[part[j]]; s.QueryID != whole.QueryID || strings.Join(s.Retrieved, " ") != strings.Join(whole.Retrieved, " ") {
+			t.Errorf("%s: retrieved %v in a part of the file, %v in the whole", s.QueryID, s.Retrieved, whole.Retrieved)
+		}
+	}
 	today := map[string]float64{
-		"recall_at_k": *rep.RecallAtK, "first_relevant_hit_rate": *rep.FirstRelevantHitRate, "expected_top1_hit_rate": *rep.ExpectedTop1HitRate,
+		"recall_at_k": *partRep.RecallAtK, "first_relevant_hit_rate": *partRep.FirstRelevantHitRate, "expected_top1_hit_rate": *partRep.ExpectedTop1HitRate,
 	}
 	flagOf := map[string]string{
 		"recall_at_k": "--threshold-recall", "first_relevant_hit_rate": "--threshold-first-relevant", "expected_top1_hit_rate": "--threshold-expected-top1",
@@ -986,7 +1075,7 @@ func TestEvalQrelsAndCorrectnessGate(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			args := []string{"eval", "gate", "--qrels", sampleQrels, "--json"}
+			args := []string{"eval", "gate", "--qrels", qrels, "--json"}
 			floor := map[string]float64{}
 			for metric, score := range today {
 				floor[metric] = tc.adjust(score)
@@ -998,7 +1087,7 @@ func TestEvalQrelsAndCorrectnessGate(t *testing.T) {
 			if c == nil || g.Regression != nil || errOut != "" {
 				t.Fatalf("gates: %s\nstderr: %q", out, errOut)
 			}
-			if c.Queries != len(file.Queries) || c.K != 10 || c.RecallAtK != today["recall_at_k"] ||
+			if c.Queries != len(part) || c.K != 10 || c.RecallAtK != today["recall_at_k"] ||
 				c.FirstRelevantHitRate != today["first_relevant_hit_rate"] || c.ExpectedTop1HitRate == nil || *c.ExpectedTop1HitRate != today["expected_top1_hit_rate"] {
 				t.Errorf("the gate measured other scores than eval qrels: %s", out)
 			}
@@ -1021,7 +1110,7 @@ func TestEvalQrelsAndCorrectnessGate(t *testing.T) {
 				}
 			}
 			var misses []string
-			for _, s := range rep.PerQuery {
+			for _, s := range partRep.PerQuery {
 				if !s.FirstRelevantHit {
 					misses = append(misses, s.QueryID)
 				}
@@ -1034,7 +1123,7 @@ func TestEvalQrelsAndCorrectnessGate(t *testing.T) {
 
 	// Text output, and the default floors (recall 0.70, first-relevant
 	// 0.60, expected-top1 0.50) decide the verdict when nothing is set.
-	out, _, code := b.run("eval", "gate", "--qrels", sampleQrels)
+	out, _, code := b.run("eval", "gate", "--qrels", qrels)
 	defaults := map[string]float64{"recall_at_k": 0.70, "first_relevant_hit_rate": 0.60, "expected_top1_hit_rate": 0.50}
 	wantPass := true
 	for metric, floor := range defaults {
@@ -1044,7 +1133,7 @@ func TestEvalQrelsAndCorrectnessGate(t *testing.T) {
 	if wantPass {
 		wantCode, mark = 0, "PASS"
 	}
-	if code != wantCode || !strings.Contains(out, fmt.Sprintf("Correctness gate (%s, %d queries, k=10): %s", sampleQrels, len(file.Queries), mark)) ||
+	if code != wantCode || !strings.Contains(out, fmt.Sprintf("Correctness gate (%s, %d queries, k=10): %s", qrels, len(part), mark)) ||
 		!strings.Contains(lineWith(out, "recall@10"), "(floor 0.700)") || !strings.Contains(out, "Verdict: "+mark) {
 		t.Errorf("eval gate --qrels (text): exit %d, want %d\n%s", code, wantCode, out)
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/pgbrain/pgbrain/testdb"
 )
 
-// TestServeOverStdio builds the binary and talks MCP to it over stdio.
+// TestServeOverStdio starts the command and talks MCP to it over stdio.
 func TestServeOverStdio(t *testing.T) {
 	t.Parallel()
 	url := testdb.New(t)
@@ -29,10 +29,7 @@ func TestServeOverStdio(t *testing.T) {
 		t.Fatalf("put: %d %s", code, errOut)
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "pgbrain")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := pgbrainBinary(t)
 	eventsPath := filepath.Join(dir, "events.jsonl")
 	cmd := exec.Command(bin, "--database-url", url, "--home", filepath.Join(dir, "home"), "serve", "--events-path", eventsPath)
 	cmd.Env = append(os.Environ(), "OTEL_EXPORTER_OTLP_ENDPOINT=", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=", "PGBRAIN_CONTRIBUTOR_MODE=")

@@ -36,22 +36,6 @@ func node22(t *testing.T) string {
 	return abs
 }
 
-// buildPgbrain compiles the binary into a temporary directory.
-func buildPgbrain(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "pgbrain")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// sampleBrain is a database holding the sample brain (1,127 pages).
-func sampleBrain(t *testing.T) string {
-	t.Helper()
-	return sampleBrainURL(t)
-}
-
 var servingRE = regexp.MustCompile(`serving over MCP on (http://\S+)`)
 
 // serveHTTP starts `pgbrain serve --http 127.0.0.1:0` and returns its URL;
@@ -139,7 +123,7 @@ func TestMCPConformance(t *testing.T) {
 			t.Errorf("conformance-skip.yml gives no reason for %q", name)
 		}
 	}
-	url := serveHTTP(t, buildPgbrain(t), sampleBrain(t), "--no-auth")
+	url := serveHTTP(t, pgbrainBinary(t), sampleBrainURL(t), "--no-auth")
 	ran := 0
 	for _, sc := range scenarios {
 		if _, ok := skip[sc]; ok {
@@ -172,8 +156,8 @@ func TestMCPConformance(t *testing.T) {
 func TestTypeScriptSDKClient(t *testing.T) {
 	t.Parallel()
 	node := node22(t)
-	bin := buildPgbrain(t)
-	url := sampleBrain(t)
+	bin := pgbrainBinary(t)
+	url := sampleBrainURL(t)
 	secret, errOut, code := pgbrain(t, url, "", "token", "create", "ts-client")
 	if code != 0 {
 		t.Fatalf("token create: %s", errOut)

@@ -8,26 +8,16 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgbrain/pgbrain/internal/ingest"
 	"github.com/pgbrain/pgbrain/testdb"
 )
-
-// buildCLI compiles this command once per test, so a test can kill it as a
-// user's terminal or the OOM killer would.
-func buildCLI(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "pgbrain")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("building pgbrain: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // startCLI runs the binary against url in the background.
 func startCLI(t *testing.T, bin, url string, args ...string) *exec.Cmd {
@@ -143,13 +133,36 @@ func queryNow(t *testing.T, url string) (queryJSON, int) {
 	return q, ranked
 }
 
+// debianPages is testdb.DebianPages, read once per test binary for each n:
+// reading and parsing apt-cache dumpavail costs about a CPU-second.
+// Callers must not change the map.
+func debianPages(t *testing.T, n int) map[string]string {
+	t.Helper()
+	debianMemo.Lock()
+	defer debianMemo.Unlock()
+	if p, ok := debianMemo.pages[n]; ok {
+		return p
+	}
+	p := testdb.DebianPages(t, n)
+	if debianMemo.pages == nil {
+		debianMemo.pages = map[int]map[string]string{}
+	}
+	debianMemo.pages[n] = p
+	return p
+}
+
+var debianMemo struct {
+	sync.Mutex
+	pages map[int]map[string]string
+}
+
 // brainWithIncoming imports base Debian package pages into source default
 // and writes bulk more into a directory, for a bulk import into source
 // incoming.
 func brainWithIncoming(t *testing.T, base, bulk int) (string, string, *pgx.Conn) {
 	t.Helper()
 	url := testdb.New(t)
-	pages := testdb.DebianPages(t, base+bulk)
+	pages := debianPages(t, base+bulk)
 	names := make([]string, 0, len(pages))
 	for name := range pages {
 		names = append(names, name)
@@ -191,8 +204,15 @@ func vectorCounts(t *testing.T, conn *pgx.Conn, source string) (with, without in
 // `doctor --fix` brings vector search back; a new import completes.
 func TestKilledImportLeavesASearchableBrain(t *testing.T) {
 	t.Parallel()
-	bin := buildCLI(t)
-	const base, bulk = 100, 2500
+	bin := pgbrainBinary(t)
+	// The bulk is large enough to suspend the vector index (at least
+	// ingest.DefaultBulkThreshold pages, and more than the brain holds),
+	// and its index build long enough to be caught in progress; each page
+	// more costs time in both imports of each case.
+	const base, bulk = 100, 1300
+	if bulk < ingest.DefaultBulkThreshold || bulk <= base {
+		t.Fatalf("a bulk of %d pages into a brain of %d is no bulk load (threshold %d)", bulk, base, ingest.DefaultBulkThreshold)
+	}
 	tests := []struct {
 		name       string
 		killWhen   string // SQL condition
@@ -256,7 +276,7 @@ func TestKilledImportLeavesASearchableBrain(t *testing.T) {
 // reports the interrupted run, and `doctor --fix` finishes it.
 func TestKilledEmbedAllKeepsVectors(t *testing.T) {
 	t.Parallel()
-	bin := buildCLI(t)
+	bin := pgbrainBinary(t)
 	url, _, conn := brainWithIncoming(t, 1500, 0)
 	ctx := context.Background()
 	// Vectors the local embedder would no longer give, as after a change
@@ -270,9 +290,11 @@ func TestKilledEmbedAllKeepsVectors(t *testing.T) {
 	killCLI(t, conn, cmd)
 
 	counts := func() (fresh, old, none int) {
-		if err := conn.QueryRow(ctx, `SELECT count(*) FILTER (WHERE embedding = brain.embed_tsvector(tsv)),
-			count(*) FILTER (WHERE embedding <> brain.embed_tsvector(tsv)), count(*) FILTER (WHERE embedding IS NULL)
-			FROM brain.chunks`).Scan(&fresh, &old, &none); err != nil {
+		// Each chunk's vector is computed once (MATERIALIZED: pulled up,
+		// the expression would be evaluated in both filters).
+		if err := conn.QueryRow(ctx, `WITH c AS MATERIALIZED (SELECT embedding AS e, brain.embed_tsvector(tsv) AS v FROM brain.chunks)
+			SELECT count(*) FILTER (WHERE e = v), count(*) FILTER (WHERE e <> v), count(*) FILTER (WHERE e IS NULL)
+			FROM c`).Scan(&fresh, &old, &none); err != nil {
 			t.Fatal(err)
 		}
 		return

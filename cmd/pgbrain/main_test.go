@@ -19,6 +19,11 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// Started under the name pgbrain (pgbrainBinary), the test binary is
+	// the command itself, before anything of the tests' set-up runs.
+	if filepath.Base(os.Args[0]) == cliName {
+		main()
+	}
 	// A developer's own settings must not reach the tests. Cleared once,
 	// here, the tests that only need them unset can run in parallel (a
 	// test that calls t.Setenv cannot); a test that sets one still does so
@@ -27,6 +32,28 @@ func TestMain(m *testing.M) {
 		os.Unsetenv(k)
 	}
 	testdb.Main(m)
+}
+
+// cliName is the name under which the test binary runs as the command.
+const cliName = "pgbrain"
+
+// pgbrainBinary returns a path that runs the command as a process of its
+// own, for tests that kill it, signal it, talk to it over stdio or start
+// two at once: a link named pgbrain to this test binary, whose TestMain
+// then runs main. The binary is the command's code as 'go build' compiles
+// it (test files only add functions nothing in main calls), without a
+// compile and link per test.
+func pgbrainBinary(t *testing.T) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatalf("finding the test binary: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), cliName)
+	if err := os.Symlink(self, bin); err != nil {
+		t.Fatalf("linking the test binary as %s: %v", bin, err)
+	}
+	return bin
 }
 
 // hermeticEnv names the variables pgbrain reads that would change what a
@@ -140,14 +167,11 @@ func TestDatabaseDownIsNamed(t *testing.T) {
 	}
 }
 
-// TestEmbeddedClusterFromTwoProcesses builds the binary and starts it twice
+// TestEmbeddedClusterFromTwoProcesses starts the command twice
 // at once on a fresh home: both must succeed against one cluster.
 func TestEmbeddedClusterFromTwoProcesses(t *testing.T) {
 	t.Parallel()
-	bin := filepath.Join(t.TempDir(), "pgbrain")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := pgbrainBinary(t)
 	home := filepath.Join(t.TempDir(), "home")
 	env := append(os.Environ(), "PGBRAIN_HOME="+home, "PGBRAIN_DATABASE_URL=", "DATABASE_URL=")
 	t.Cleanup(func() {
