@@ -57,6 +57,15 @@ func Main(m *testing.M) {
 		os.Setenv("TMPDIR", d)
 	}
 	code := m.Run()
+	if server.cluster == nil {
+		// A shared server (TEST_DATABASE_URL) outlives this binary: what it
+		// built for the whole binary would pile up there run after run.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		for _, err := range runAtExit(ctx) {
+			fmt.Fprintf(os.Stderr, "testdb: %v\n", err)
+		}
+		cancel()
+	}
 	if server.cluster != nil && code != 0 {
 		fmt.Fprintf(os.Stderr, "testdb: tests failed; the test cluster is kept at %s (failed tests' databases are logged above); remove it with: go run ./testdb/cmd/testcluster stop %s\n",
 			server.cluster.Dir(), server.home)
@@ -70,6 +79,35 @@ func Main(m *testing.M) {
 		_ = os.RemoveAll(server.home)
 	}
 	os.Exit(code)
+}
+
+// atExit holds what Main undoes on a shared server after the tests: the
+// databases helpers such as dbtest.Fixture build once per test binary.
+var atExit struct {
+	mu  sync.Mutex
+	fns []func(context.Context) error
+}
+
+// AtExit registers f to run after the tests when they share a server given
+// by TEST_DATABASE_URL; a private cluster is removed whole instead.
+func AtExit(f func(context.Context) error) {
+	atExit.mu.Lock()
+	defer atExit.mu.Unlock()
+	atExit.fns = append(atExit.fns, f)
+}
+
+func runAtExit(ctx context.Context) []error {
+	atExit.mu.Lock()
+	fns := atExit.fns
+	atExit.fns = nil
+	atExit.mu.Unlock()
+	var errs []error
+	for _, f := range fns {
+		if err := f(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
 }
 
 // Server returns the admin URL of the server the tests of this binary share:

@@ -105,7 +105,25 @@ func (f *Fixture) build(ctx context.Context) (admin, template string, err error)
 	if _, err := conn.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s IS_TEMPLATE true", template)); err != nil {
 		return "", "", err
 	}
+	testdb.AtExit(func(ctx context.Context) error { return dropTemplate(ctx, admin, template) })
 	return admin, template, nil
+}
+
+// dropTemplate removes a fixture's template: its name is random, so
+// nothing else ever would on a server that outlives the test binary.
+func dropTemplate(ctx context.Context, admin, template string) error {
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		return fmt.Errorf("dropping fixture template %s: %w", template, err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s IS_TEMPLATE false", template)); err != nil {
+		return fmt.Errorf("dropping fixture template %s: %w", template, err)
+	}
+	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+template+" WITH (FORCE)"); err != nil {
+		return fmt.Errorf("dropping fixture template %s: %w", template, err)
+	}
+	return nil
 }
 
 func vacuum(ctx context.Context, url string) error {

@@ -2,6 +2,8 @@ package dbtest
 
 import (
 	"context"
+	"os"
+	"os/exec"
 	"sync/atomic"
 	"testing"
 
@@ -59,5 +61,49 @@ func TestFixtureClonesAreBuiltOnceAndIndependent(t *testing.T) {
 	}
 	if n := builds.Load(); n != 1 {
 		t.Errorf("Build ran %d times, want once", n)
+	}
+}
+
+// A test binary run against a shared server (TEST_DATABASE_URL, as `make
+// test` runs them) leaves none of its fixture templates behind: their names
+// are random, so nothing else would ever drop them.
+func TestFixtureTemplatesAreDroppedFromASharedServer(t *testing.T) {
+	if os.Getenv("DBTEST_CHILD") == "1" {
+		fx := &Fixture{Name: "leakprobe", Build: func(context.Context, string) error { return nil }}
+		fx.Clone(t)
+		return
+	}
+	ctx := context.Background()
+	admin, err := testdb.Server(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFixtureTemplatesAreDroppedFromASharedServer$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "DBTEST_CHILD=1", "TEST_DATABASE_URL="+admin)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the child test binary failed: %v\n%s", err, out)
+	}
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var left []string
+	rows, err := conn.Query(ctx, `SELECT datname FROM pg_database WHERE datname LIKE 'pgbrain\_fixture\_leakprobe\_%'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		left = append(left, n)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(left) > 0 {
+		t.Errorf("the child left fixture templates on the shared server: %v", left)
 	}
 }
