@@ -35,8 +35,13 @@ func dbCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					if err := cl.Stop(c.Context); err != nil {
+					was, err := cl.StopRunning(c.Context)
+					if err != nil {
 						return err
+					}
+					if !was {
+						fmt.Fprintf(c.App.ErrWriter, "pgbrain: embedded PostgreSQL was not running (%s)\n", cl.Dir())
+						return nil
 					}
 					fmt.Fprintf(c.App.ErrWriter, "pgbrain: embedded PostgreSQL stopped (%s)\n", cl.Dir())
 					return nil

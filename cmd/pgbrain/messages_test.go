@@ -99,3 +99,16 @@ func TestListAlignsWideCharacters(t *testing.T) {
 		}
 	}
 }
+
+// db stop says it stopped a server only when one was running.
+func TestDBStopSaysWhenNothingRan(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	r := runCLIProcess(t, []string{"pgbrain", "--home", home, "db", "stop"}, "")
+	if r.code != 0 {
+		t.Fatalf("db stop on a home without a cluster: exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "pgbrain: embedded PostgreSQL was not running") || strings.Contains(r.stderr, "stopped") {
+		t.Errorf("db stop on a home without a cluster: stderr %q, want it to say nothing was running", r.stderr)
+	}
+}

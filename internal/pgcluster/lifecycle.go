@@ -262,15 +262,22 @@ func (c *Cluster) ensureDatabase(ctx context.Context) error {
 
 // Stop shuts the server down (fast mode: open sessions are ended).
 func (c *Cluster) Stop(ctx context.Context) error {
+	_, err := c.StopRunning(ctx)
+	return err
+}
+
+// StopRunning is Stop, and reports whether a server was running: under the
+// cluster's lock, so the answer cannot go stale between looking and stopping.
+func (c *Cluster) StopRunning(ctx context.Context) (wasRunning bool, err error) {
 	unlock, err := c.lock(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer unlock()
 	if _, alive := c.serverPID(); !alive {
-		return c.clearStale()
+		return false, c.clearStale()
 	}
-	return c.run(ctx, "stopping PostgreSQL", "pg_ctl", "stop", "-w", "-t", "60", "-m", "fast", "-D", c.DataDir(), "-s")
+	return true, c.run(ctx, "stopping PostgreSQL", "pg_ctl", "stop", "-w", "-t", "60", "-m", "fast", "-D", c.DataDir(), "-s")
 }
 
 // Status describes the cluster.
