@@ -30,9 +30,12 @@ all_tests() {
 	others=$(go list ./... | grep -vxF -f <(go list "${race_whole[@]}" "${race_split[@]}"))
 	race_out=$(mktemp "${TMPDIR:-/tmp}/pgbrain-race.XXXXXX")
 	split_out=$(mktemp "${TMPDIR:-/tmp}/pgbrain-split.XXXXXX")
+	# Both halves run even when the first fails, so one failure does not
+	# hide the other half's results.
 	{
-		go test -race -count=1 "${race_whole[@]}" &&
-			go test -race -count=1 -run "$race_tests" "${race_split[@]}"
+		whole_rc=0
+		go test -race -count=1 "${race_whole[@]}" || whole_rc=$?
+		go test -race -count=1 -run "$race_tests" "${race_split[@]}" && exit "$whole_rc"
 	} >"$race_out" 2>&1 &
 	race_pid=$!
 	go test -count=1 -skip "$race_tests" "${race_split[@]}" >"$split_out" 2>&1 &
