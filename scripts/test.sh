@@ -70,7 +70,9 @@ wait "$start_pid" || start_rc=$?
 url=$(cat "$started")
 rm -f "$started"
 if [ "$start_rc" -ne 0 ]; then
-	echo "test: starting the test cluster in $dir failed (above)" >&2
+	# The cluster's home (on /dev/shm when there is one, named in
+	# $dir/home) is kept for its server log; stop removes both.
+	echo "test: starting the test cluster failed (above); remove what it left with: go run ./testdb/cmd/testcluster stop $dir" >&2
 	exit 1
 fi
 if [ "$vet_rc" -ne 0 ]; then
