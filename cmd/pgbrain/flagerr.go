@@ -9,10 +9,12 @@ import (
 )
 
 // Go's flag package names a flag with one dash (-limt) whatever the user
-// typed, while pgbrain's help and docs spell long flags with two.
-var flagName = regexp.MustCompile(`(flag provided but not defined: |flag needs an argument: |for flag |value "[^"]*" for )-([A-Za-z0-9][A-Za-z0-9-]+)`)
+// typed, while pgbrain's help and docs spell long flags with two. A name is
+// whatever the user typed up to '=' (any script, '_' included), so it ends
+// at a space, a colon or a quote in the message.
+var flagName = regexp.MustCompile(`(flag provided but not defined: |flag needs an argument: |for flag |value "[^"]*" for )-([^\s:"=-][^\s:"=]+)`)
 
-var undefinedFlag = regexp.MustCompile(`flag provided but not defined: -+([A-Za-z0-9][A-Za-z0-9-]*)`)
+var undefinedFlag = regexp.MustCompile(`flag provided but not defined: -+([^\s:"=]+)`)
 
 // flagMessage rewrites a flag parsing error in the spelling of the help
 // (--limit), and for an unknown flag names the closest one cmd has.

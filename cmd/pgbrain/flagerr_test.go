@@ -23,7 +23,11 @@ func TestFlagMistakesNameTheFlagAsTheHelpSpellsIt(t *testing.T) {
 		{[]string{"search", "--limit"}, "flag needs an argument: --limit"},
 		{[]string{"import", "--force=maybe", "dir"}, `invalid boolean value "maybe" for --force:`},
 		{[]string{"--hme", "x", "list"}, "pgbrain: unknown flag --hme; did you mean --home? (see 'pgbrain --help')"},
-		{[]string{"eval", "gate", "--basline", "b.ndjson"}, "eval gate --help"},
+		{[]string{"eval", "gate", "--basline", "b.ndjson"}, "pgbrain: eval gate: unknown flag --basline; did you mean --baseline? (see 'pgbrain eval gate --help')"},
+		// A name in another script, or with '_', is named whole.
+		{[]string{"search", "--lím", "3", "q"}, "pgbrain: search: unknown flag --lím (see"},
+		{[]string{"search", "--lim_it", "3", "q"}, "unknown flag --lim_it; did you mean --limit?"},
+		{[]string{"search", "--límit", "3", "q"}, "unknown flag --límit; did you mean --limit?"},
 	}
 	for _, tc := range cases {
 		var out, errOut bytes.Buffer

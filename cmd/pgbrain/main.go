@@ -125,7 +125,7 @@ func setUsageErrors(cmds []*cli.Command) {
 	for _, c := range cmds {
 		if c.OnUsageError == nil {
 			c.OnUsageError = func(ctx *cli.Context, err error, _ bool) error {
-				return usageError("%s: %s (see 'pgbrain %s --help')", ctx.Command.Name, flagMessage(err, ctx.Command.Flags), commandPath(ctx))
+				return usageError("%s: %s (see 'pgbrain %s --help')", commandPath(ctx), flagMessage(err, ctx.Command.Flags), commandPath(ctx))
 			}
 		}
 		setUsageErrors(c.Subcommands)
