@@ -92,8 +92,7 @@ func Width(s string) int {
 	n := 0
 	for _, r := range s {
 		switch {
-		case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf):
-		case r == 0x200b: // zero width space
+		case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf): // Cf holds the zero width space and joiners
 		default:
 			switch width.LookupRune(r).Kind() {
 			case width.EastAsianWide, width.EastAsianFullwidth:
