@@ -71,6 +71,14 @@ func TestPutSuggestsTheSlugImportWouldUse(t *testing.T) {
 			t.Errorf("put %q (the suggested slug): exit %d, %s", want, code, errOut)
 		}
 	}
+	// A name with a segment of nothing a slug keeps would import under a
+	// hash ("x3973e022"): no name to suggest.
+	for _, name := range []string{"-", "!!!", " ", "..", "notes/---"} {
+		_, errOut, code := pgbrain(t, url, "# X\n\nbody\n", "put", "--no-embed", name)
+		if code == 0 || !strings.Contains(errOut, "is not valid") || strings.Contains(errOut, "imports as") {
+			t.Errorf("put %q: exit %d, %q; want a refusal suggesting no slug", name, code, errOut)
+		}
+	}
 }
 
 // list keeps its columns in line on a terminal when slugs or types hold

@@ -203,7 +203,7 @@ func PutPage(ctx context.Context, b *brain.Brain, slug string, data []byte, opts
 	var sum Summary
 	if !markdown.ValidSlug(slug) {
 		err := invalidSlug(slug)
-		if s, serr := markdown.SlugFromPath(slug + ".md"); serr == nil {
+		if s, ok := markdown.SuggestSlug(slug); ok {
 			err = fmt.Errorf("%w; a file of that name imports as %q: put it under that slug", err, s)
 		}
 		return sum, err

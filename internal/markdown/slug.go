@@ -186,6 +186,20 @@ func hasDrivePrefix(p string) bool {
 // slugSegment cleans one path segment (see SlugFromPath). Lower-casing can
 // decompose (U+0130 becomes "i" and a combining dot) and dropping format
 // characters can let neighbours compose, so it repeats until stable.
+// SuggestSlug is the slug a file named name + ".md" would import as, for a
+// name a person typed that is not a slug. ok is false when that slug is no
+// name to suggest: the path is refused, or a segment has nothing a slug
+// keeps ("-", "!!!") and would become a hash such as "x3973e022".
+func SuggestSlug(name string) (slug string, ok bool) {
+	for _, seg := range strings.Split(strings.ReplaceAll(name, `\`, "/"), "/") {
+		if seg != "" && seg != "." && slugSegment(seg) == "" {
+			return "", false
+		}
+	}
+	slug, err := SlugFromPath(name + ".md")
+	return slug, err == nil
+}
+
 func slugSegment(s string) string {
 	for i := 0; i < 4; i++ {
 		next := cleanSegment(s)
