@@ -27,7 +27,8 @@ import (
 // connection, interleaved per query. It prints one row per size, so the
 // cost's growth and where it stops being interactive can be read off.
 //
-// With -keep the brains are left in place (database pgbrain_bench_scale_N),
+// With -keep the brains are left in place (database pgbrain_bench_scale_N,
+// pgbrain_bench_scale_N_keyword with -keyword-only),
 // and a later run with -reuse times a kept brain again without importing it
 // (after migrating it, so changed search functions are installed): that is
 // how a change to the search SQL is measured at 200,000 pages without
@@ -83,7 +84,7 @@ func scalePoint(ctx context.Context, env *benchEnv, pages, nq int) (scaleResult,
 	defer os.RemoveAll(dir)
 	qpath := filepath.Join(dir, "queries.json")
 	corpus := filepath.Join(dir, "corpus")
-	name := fmt.Sprintf("pgbrain_bench_scale_%d", pages)
+	name := scaleDatabase(pages, env.keywordOnly)
 	var b *brain.Brain
 	if env.reuse {
 		if b, err = openKept(ctx, env, name); err != nil {
@@ -242,4 +243,15 @@ func readKnownItems(path string) ([]knownItem, error) {
 		out[i] = knownItem{query: q.Query, slugs: q.RelevantSlugs}
 	}
 	return out, nil
+}
+
+// scaleDatabase names the brain of one scale point. A -keyword-only brain
+// has no embeddings, so it has a name of its own: a later -reuse run
+// without -keyword-only would otherwise time hybrid search on a brain whose
+// vector arm finds nothing.
+func scaleDatabase(pages int, keywordOnly bool) string {
+	if keywordOnly {
+		return fmt.Sprintf("pgbrain_bench_scale_%d_keyword", pages)
+	}
+	return fmt.Sprintf("pgbrain_bench_scale_%d", pages)
 }
