@@ -27,7 +27,7 @@ func node22(t *testing.T) string {
 	t.Helper()
 	m, _ := filepath.Glob(filepath.Join(mcpTools, "node_modules", "node-*-*", "bin", "node"))
 	if len(m) == 0 {
-		t.Fatalf("Node 22 and the MCP test tools are not installed in %s: run 'npm ci --prefix tests/mcp' (make test does)", mcpTools)
+		t.Fatalf("Node 22 and the MCP test tools are not installed in %s: run 'PGBRAIN_SETUP_TESTS=1 scripts/setup.sh' (make test does): 'npm ci' alone installs no Node", mcpTools)
 	}
 	abs, err := filepath.Abs(m[0])
 	if err != nil {
