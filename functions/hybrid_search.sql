@@ -27,7 +27,7 @@
 --   others (they still fill empty places).
 -- * Order is score DESC, chunk id ASC: the same input and data give the same
 --   order. lim is clamped to 1..100. Each arm is asked for
---   max(30, 3 * lim * per_page) chunks, so dedup still fills lim pages.
+--   max(30, 3 * lim * per_page) chunks, so dedup still fills lim pages (brain.search asks the keyword arm again for more when a few long pages took them all).
 -- * snippet is a short highlight of the chunk around the query's words, or
 --   NULL when snippets is false (for callers that only rank, such as
 --   LongMemEval runs: it is a quarter of a small brain's search time).

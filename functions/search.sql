@@ -110,7 +110,12 @@ BEGIN
 	lim := least(greatest(coalesce(lim, 10), 1), 100);
 	n := greatest(30, 3 * lim * pp);
 	type_cap := ceil(least(share, 1.0) * lim)::int;
-	IF wk > 0 THEN
+	-- When a few long pages own every chunk the arm returned, dedup leaves
+	-- fewer than lim pages although more pages match: ask again for four
+	-- times as many chunks (keyword_scan stops at 1,000), so the answer is
+	-- as long as the brain allows.
+	<<kw>>
+	WHILE wk > 0 LOOP
 		SELECT coalesce(array_agg(s.chunk_id ORDER BY s.keyword_rank) FILTER (WHERE s.chunk_id IS NOT NULL), '{}'),
 		       coalesce(array_agg(s.score ORDER BY s.keyword_rank) FILTER (WHERE s.chunk_id IS NOT NULL), '{}'),
 		       coalesce(array_agg(s.keyword_rank ORDER BY s.keyword_rank) FILTER (WHERE s.chunk_id IS NOT NULL), '{}'),
@@ -118,6 +123,11 @@ BEGIN
 		       count(DISTINCT s.page_id), max(s.meta::text)::jsonb
 		INTO kw_ids, kw_scores, kw_ranks, kw_pids, kw_pages, kw_meta
 		FROM brain.keyword_scan(q, n, source_ids, d = 'low', withheld_within => lim) s;
+		EXIT kw WHEN kw_pages >= lim OR cardinality(kw_ids) < n OR n >= 1000;
+		n := least(n * 4, 1000);
+	END LOOP;
+	n := greatest(30, 3 * lim * pp);
+	IF wk > 0 THEN
 		parser := kw_meta -> 'parser';
 		wh := coalesce(kw_meta -> 'withheld', wh);
 		kw_meta := kw_meta - 'parser' - 'withheld';

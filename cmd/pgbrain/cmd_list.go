@@ -28,6 +28,11 @@ func listCommand() *cli.Command {
 			}
 			return withBrain(c, brain.RoleReader, func(ctx context.Context, b *brain.Brain) error {
 				f := brain.ListFilter{Source: c.String("source"), Type: c.String("type"), Limit: c.Int("limit")}
+				if f.Source != "" {
+					if err := knownSources(ctx, b, []string{f.Source}); err != nil {
+						return err
+					}
+				}
 				if c.Bool("json") {
 					enc := json.NewEncoder(c.App.Writer)
 					return b.ListPages(ctx, f, func(p brain.PageSummary) error { return enc.Encode(p) })

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -18,7 +19,8 @@ func putCommand() *cli.Command {
 		Name:      "put",
 		Usage:     "store one page from markdown on stdin",
 		ArgsUsage: "SLUG",
-		Flags:     []cli.Flag{sourceFlag, &cli.BoolFlag{Name: "no-embed", Usage: "skip the embedding for now"}},
+		Flags: []cli.Flag{sourceFlag, &cli.BoolFlag{Name: "no-embed", Usage: "skip the embedding for now"},
+			&cli.BoolFlag{Name: "allow-empty", Usage: "store the page even when stdin is empty or blank"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageError("put: give exactly one slug (pgbrain put SLUG < page.md)")
@@ -26,6 +28,11 @@ func putCommand() *cli.Command {
 			data, err := io.ReadAll(c.App.Reader)
 			if err != nil {
 				return fmt.Errorf("reading the page from stdin: %w", err)
+			}
+			// An empty stdin is far more often a failed pipe (cat of a
+			// missing file) than a wish to blank the page it would replace.
+			if len(bytes.TrimSpace(data)) == 0 && !c.Bool("allow-empty") {
+				return usageError("put: stdin is empty, so %s was not written: pipe the page in (pgbrain put SLUG < page.md), or pass --allow-empty to store an empty page", c.Args().First())
 			}
 			return withEmbedder(c, connectingRole, func(ctx context.Context, b *brain.Brain, emb embed.Embedder) error {
 				if err := restoreIndex(c, b); err != nil {

@@ -120,3 +120,28 @@ func TestDBStopSaysWhenNothingRan(t *testing.T) {
 		t.Errorf("db stop on a home without a cluster: stderr %q, want it to say nothing was running", r.stderr)
 	}
 }
+
+// put refuses an empty stdin (a failed pipe) instead of blanking the page,
+// unless --allow-empty; list refuses an unknown --source like search does.
+func TestPutRefusesEmptyInputAndListAnUnknownSource(t *testing.T) {
+	t.Parallel()
+	url := testdb.New(t)
+	if _, errOut, code := pgbrain(t, url, "# Awk\n\npattern scanning\n", "put", "--no-embed", "awk"); code != 0 {
+		t.Fatalf("put awk: %s", errOut)
+	}
+	for _, stdin := range []string{"", " \n\t\n"} {
+		_, errOut, code := pgbrain(t, url, stdin, "put", "--no-embed", "awk")
+		if code != 2 || !strings.Contains(errOut, "stdin is empty, so awk was not written") || !strings.Contains(errOut, "--allow-empty") {
+			t.Errorf("put awk < %q: exit %d, %q; want a usage error naming --allow-empty", stdin, code, errOut)
+		}
+	}
+	if out, _, _ := pgbrain(t, url, "", "get", "awk"); !strings.Contains(out, "pattern scanning") {
+		t.Errorf("after refused empty puts, get awk = %q; want the page unchanged", out)
+	}
+	if _, errOut, code := pgbrain(t, url, "", "put", "--no-embed", "--allow-empty", "blank"); code != 0 {
+		t.Errorf("put --allow-empty blank: exit %d, %s", code, errOut)
+	}
+	if _, errOut, code := pgbrain(t, url, "", "list", "--source", "nosuch"); code == 0 || !strings.Contains(errOut, `source "nosuch" does not exist`) {
+		t.Errorf("list --source nosuch: exit %d, %q; want an error naming the source", code, errOut)
+	}
+}
