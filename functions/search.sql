@@ -74,6 +74,7 @@ DECLARE
 	fill_only boolean := coalesce(vector_fill_only, brain.search_setting('vector_fill_only') <> 0);
 	pp int := least(greatest(coalesce(per_page, 1), 1), 10);
 	n int;
+	kn int; -- chunks asked of the keyword arm: n, more when dedup leaves too few pages
 	type_cap int;
 	v vector := qvec;
 	parser jsonb;
@@ -109,6 +110,7 @@ BEGIN
 	END IF;
 	lim := least(greatest(coalesce(lim, 10), 1), 100);
 	n := greatest(30, 3 * lim * pp);
+	kn := n;
 	type_cap := ceil(least(share, 1.0) * lim)::int;
 	-- When a few long pages own every chunk the arm returned, dedup leaves
 	-- fewer than lim pages although more pages match: ask again for four
@@ -122,11 +124,10 @@ BEGIN
 		       coalesce(array_agg(s.page_id ORDER BY s.keyword_rank) FILTER (WHERE s.chunk_id IS NOT NULL), '{}'),
 		       count(DISTINCT s.page_id), max(s.meta::text)::jsonb
 		INTO kw_ids, kw_scores, kw_ranks, kw_pids, kw_pages, kw_meta
-		FROM brain.keyword_scan(q, n, source_ids, d = 'low', withheld_within => lim) s;
-		EXIT kw WHEN kw_pages >= lim OR cardinality(kw_ids) < n OR n >= 1000;
-		n := least(n * 4, 1000);
+		FROM brain.keyword_scan(q, kn, source_ids, d = 'low', withheld_within => lim) s;
+		EXIT kw WHEN kw_pages >= lim OR cardinality(kw_ids) < kn OR kn >= 1000;
+		kn := least(kn * 4, 1000);
 	END LOOP;
-	n := greatest(30, 3 * lim * pp);
 	IF wk > 0 THEN
 		parser := kw_meta -> 'parser';
 		wh := coalesce(kw_meta -> 'withheld', wh);
