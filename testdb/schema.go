@@ -159,5 +159,5 @@ func EmptyDatabase(t testing.TB) string {
 	if _, err := ensureTemplate(ctx, admin, Options{Dim: migrate.DefaultDim, Embedder: migrate.DefaultEmbedder}); err != nil {
 		t.Fatalf("testdb: preparing template: %v", err)
 	}
-	return create(t, "template0")
+	return Clone(t, "template0")
 }

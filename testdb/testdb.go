@@ -156,12 +156,14 @@ func New(t testing.TB, opts ...Options) string {
 	if err != nil {
 		t.Fatalf("testdb: preparing template: %v", err)
 	}
-	return create(t, tmpl)
+	return Clone(t, tmpl)
 }
 
-// create clones template into a new database for t, dropped at cleanup
-// unless t failed.
-func create(t testing.TB, template string) string {
+// Clone copies template, a database on the server of this test binary
+// (Server), into a new database for t and returns its URL; the copy is
+// dropped at cleanup unless t failed. New uses it with the migrated
+// template; a test helper may pass a template of its own.
+func Clone(t testing.TB, template string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

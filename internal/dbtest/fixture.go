@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -40,37 +39,7 @@ func (f *Fixture) Clone(t testing.TB) string {
 	if f.err != nil {
 		t.Fatalf("dbtest: building fixture %s: %v", f.Name, f.err)
 	}
-	name := "pgbrain_test_" + f.Name + "_" + randomHex()
-	conn, err := pgx.Connect(ctx, f.admin)
-	if err != nil {
-		t.Fatalf("dbtest: connecting to the test server: %v", err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, f.template)); err != nil {
-		t.Fatalf("dbtest: cloning fixture %s: %v", f.Name, err)
-	}
-	u, err := withDatabase(f.admin, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("dbtest: kept database %s for inspection: psql '%s'", name, u)
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		c, err := pgx.Connect(ctx, f.admin)
-		if err != nil {
-			t.Logf("dbtest: dropping %s: %v", name, err)
-			return
-		}
-		defer c.Close(ctx)
-		if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Logf("dbtest: dropping %s: %v", name, err)
-		}
-	})
-	return u
+	return testdb.Clone(t, f.template)
 }
 
 func (f *Fixture) build(ctx context.Context) (admin, template string, err error) {
@@ -134,15 +103,6 @@ func vacuum(ctx context.Context, url string) error {
 	defer conn.Close(ctx)
 	_, err = conn.Exec(ctx, `VACUUM (ANALYZE)`)
 	return err
-}
-
-func withDatabase(raw, db string) (string, error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "", fmt.Errorf("dbtest: parsing the database URL: %w", err)
-	}
-	u.Path = "/" + db
-	return u.String(), nil
 }
 
 func randomHex() string {
