@@ -20,6 +20,21 @@ race_tests+='|TestAsync.*|TestConcurrentWritersFormOneChain|TestOutageRowsChaine
 race_tests+='|TestHTTPConcurrentClientsAreAllRecorded|TestHTTPShutdownDeliversCallsInFlight|TestProgressForLongCalls|TestCancelStopsServer|TestAnswerDoesNotWaitForAudit|TestBrokenSinksNeverFailACall|TestStopAnswersCallsInFlight|TestPipedRequestsAllAnsweredOnEOF|TestMalformedFramesAreAnswered|TestHTTPAuthOriginAndRate|TestHTTPFailedAuthenticationsAreLimited|TestAuditEventsAndSpans|TestToolCalls'
 race_tests+='|TestRun.*|TestHybridRun|TestDropAfterInterrupt'
 race_tests+=')$'
+
+# A renamed test would silently leave the race pass: every name in
+# race_tests must still match a test of the packages it is run in.
+check_race_tests() {
+	local listed name missing=()
+	listed=$(go test -list . "${race_split[@]}" | grep -E '^(Test|Example|Fuzz)') || return 1
+	IFS='|' read -ra names <<<"${race_tests:2:${#race_tests}-4}"
+	for name in "${names[@]}"; do
+		grep -qxE "$name" <<<"$listed" || missing+=("$name")
+	done
+	if [ "${#missing[@]}" -gt 0 ]; then
+		echo "test: race_tests in scripts/test.sh names tests that do not exist (renamed?): ${missing[*]}" >&2
+		return 1
+	fi
+}
 all_tests() {
 	if [ "$(go env CGO_ENABLED)" != 1 ]; then
 		echo "test: no C compiler, so the race detector is left out (apt-get install gcc adds it)" >&2
@@ -54,6 +69,7 @@ all_tests() {
 
 if [ -n "${TEST_DATABASE_URL:-}" ]; then
 	make -s vet
+	check_race_tests
 	all_tests
 	exit
 fi
@@ -65,6 +81,7 @@ go run ./testdb/cmd/testcluster start "$dir" >"$started" &
 start_pid=$!
 vet_rc=0
 make -s vet || vet_rc=$?
+check_race_tests || vet_rc=$?
 start_rc=0
 wait "$start_pid" || start_rc=$?
 url=$(cat "$started")
