@@ -11,9 +11,12 @@
 --   (k1, b, field weights from brain.search_setting); score =
 --   (BM25 · (1 + coverage_weight · coverage²) + title_affinity · affinity)
 --   · (1 + title_coverage · explained) · (1 − title_unexplained)^unexplained
+--   · (1 + proximity · near)
 --   (brain.bm25_scores: coverage is the share of the query's idf the chunk
 --   holds; affinity, explained and unexplained are brain.title_scores of
---   the page title, for the best title_depth chunks), times (1 + strict_bonus) when
+--   the page title; near is the share of the query's neighbouring word
+--   groups that stand close together in the chunk, brain.near_pairs; both
+--   for the best title_depth chunks), times (1 + strict_bonus) when
 --   the chunk matches the whole strict query (all word groups). The bonus
 --   is small, so a chunk matching nearly all terms is never buried under
 --   weaker chunks matching all of them.
@@ -26,7 +29,7 @@
 --   common is not lost), for queries of at most 16 such groups. MaxScore bound:
 --   a chunk holding none of the rare terms scores at most
 --   (Σ_other terms idf·(k1 + 1)·(1 + coverage_weight) + title_affinity ·
---   Σ_all terms idf)·(1 + title_coverage)·(1 + strict_bonus) (a title word
+--   Σ_all terms idf)·(1 + title_coverage)·(1 + strict_bonus)·(1 + proximity) (a title word
 --   may contain any term); when that is below
 --   the lim-th score, the top lim equal exhaustive BM25's (meta exact =
 --   true, claimed only when title_unexplained is 0: that factor can lower
@@ -90,6 +93,9 @@ DECLARE
 	title_cov float8 := greatest(brain.search_setting('title_coverage'), 0);
 	title_unx float8 := least(greatest(brain.search_setting('title_unexplained'), 0), 0.9);
 	depth int := greatest(brain.search_setting('title_depth')::int, 0);
+	prox_w float8 := greatest(brain.search_setting('proximity'), 0);
+	pairs tsquery[];
+	prox_on boolean;
 	stricts float8[] := '{}';
 	title_n int := 0;
 	title_on boolean;
@@ -274,7 +280,7 @@ BEGIN
 			-- contain a lexeme the chunk does not hold), so all terms
 			-- count in its share of the bound.
 			SELECT (coalesce(sum(u) FILTER (WHERE o > taken AND d > 0), 0) * (k1 + 1) * (1 + cover)
-			        + title_w * coalesce(sum(u), 0)) * (1 + title_cov) * (1 + bonus) INTO rest_ub
+			        + title_w * coalesce(sum(u), 0)) * (1 + title_cov) * (1 + bonus) * (1 + prox_w) INTO rest_ub
 			FROM unnest(idfs, dfs) WITH ORDINALITY AS v (u, d, o);
 			EXIT WHEN theta IS NOT NULL AND rest_ub < theta;
 			IF cardinality(ids) >= max_cand THEN
@@ -312,23 +318,33 @@ BEGIN
 	-- factor may lower one of them below a chunk further down, which keeps
 	-- its BM25 score). Computing them for every candidate doubled the
 	-- arm's time.
+	-- The word-pair proximity is computed for the same chunks.
 	title_on := (title_w > 0 OR title_cov > 0 OR title_unx > 0) AND cardinality(ids) > 0;
 	IF title_on THEN
 		title_n := least(cardinality(ids), greatest(depth, lim));
 	END IF;
+	IF prox_w > 0 AND cardinality(ids) > 0 THEN
+		pairs := brain.near_pairs(p.groups);
+	END IF;
+	prox_on := cardinality(pairs) > 0;
 	WITH top AS (
 		SELECT s.id, s.sc, s.st FROM unnest(ids, scores, stricts) AS s (id, sc, st)
 		ORDER BY s.sc DESC, s.id
-		LIMIT CASE WHEN title_on THEN greatest(depth, lim) ELSE lim END),
+		LIMIT CASE WHEN title_on OR prox_on THEN greatest(depth, lim) ELSE lim END),
 	t AS (
 		SELECT ts.id, ts.affinity, ts.explained, ts.unexplained
 		FROM brain.title_scores(ARRAY(SELECT top.id FROM top), lex, idfs) ts
 		WHERE title_on),
+	px AS (
+		SELECT c.id, count(*) FILTER (WHERE c.tsv @@ x)::float8 / cardinality(pairs) AS near
+		FROM brain.chunks c, unnest(pairs) AS x
+		WHERE prox_on AND c.id = ANY (ARRAY(SELECT top.id FROM top))
+		GROUP BY c.id),
 	f AS (
 		SELECT top.id, CASE WHEN t.id IS NULL THEN top.sc
 			ELSE (top.sc + title_w * t.affinity * top.st) * (1 + title_cov * t.explained)
-			     * power(1 - title_unx, t.unexplained) END AS sc
-		FROM top LEFT JOIN t ON t.id = top.id
+			     * power(1 - title_unx, t.unexplained) END * (1 + prox_w * coalesce(px.near, 0)) AS sc
+		FROM top LEFT JOIN t ON t.id = top.id LEFT JOIN px ON px.id = top.id
 		ORDER BY 2 DESC, 1
 		LIMIT lim)
 	SELECT coalesce(array_agg(f.id ORDER BY f.sc DESC, f.id), '{}'), coalesce(array_agg(c.page_id ORDER BY f.sc DESC, f.id), '{}'),
@@ -361,6 +377,23 @@ BEGIN
 	RETURN QUERY SELECT NULL::bigint, NULL::bigint, NULL::float8, NULL::int, m || jsonb_build_object('withheld', wh);
 END
 $fn$;
+
+-- brain.near_pairs(groups): one tsquery for each two word groups that
+-- follow each other in the query (brain.parse_query's groups, in query
+-- order), matching a chunk where the two stand close together: adjacent in
+-- either order, or the second within three words after the first ("file
+-- system" finds "file system", "system file" and "file and directory
+-- system"). Known-item queries name a thing in the words its page uses
+-- side by side; docs/retrieval.md, "Word proximity", has the measurement.
+-- At most 31 pairs (groups are bounded by brain.query_bound).
+CREATE OR REPLACE FUNCTION brain.near_pairs(groups tsquery[]) RETURNS tsquery[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT coalesce(array_agg(tsquery_phrase(x.a, x.b, 1) || tsquery_phrase(x.b, x.a, 1)
+	                          || tsquery_phrase(x.a, x.b, 2) || tsquery_phrase(x.a, x.b, 3) ORDER BY x.o), '{}')
+	FROM unnest(groups[1:cardinality(groups) - 1], groups[2:cardinality(groups)]) WITH ORDINALITY AS x (a, b, o)
+	WHERE cardinality(groups) > 1;
+END;
 
 -- brain.near_strict(groups, drop): a tsquery matching whatever matches all
 -- of groups but at most drop of them (the OR, over every way to leave out

@@ -161,3 +161,58 @@ func TestRankingSignals(t *testing.T) {
 		t.Errorf("%q: first result %v, want pkg/python3-kid", q, top)
 	}
 }
+
+// TestWordProximity checks the proximity factor: a chunk where two
+// neighbouring query words stand close together (adjacent in either order,
+// or the second within three words after the first) scores 1 + proximity
+// times a chunk holding the same words apart, and a one-word query is
+// unchanged.
+func TestWordProximity(t *testing.T) {
+	t.Parallel()
+	db := dbtest.Open(t, testdb.Options{Dim: 8}).Pool
+	v := "[1,0,0,0,0,0,0,0]"
+	// Same words, same length: BM25 cannot tell these chunks apart.
+	tests := []struct {
+		slug, text string
+		near       bool
+	}{
+		{"prox/adjacent", "kestrel marmot alpha bravo charlie delta echo", true},
+		{"prox/reversed", "marmot kestrel alpha bravo charlie delta echo", true},
+		{"prox/gap3", "kestrel alpha bravo marmot charlie delta echo", true},
+		{"prox/gap4", "kestrel alpha bravo charlie marmot delta echo", false},
+		{"prox/reversed-gap2", "marmot alpha kestrel bravo charlie delta echo", false},
+		{"prox/apart", "kestrel alpha bravo charlie delta echo marmot", false},
+	}
+	var pages []page
+	for _, tt := range tests {
+		pages = append(pages, page{slug: tt.slug, title: "Page", chunks: []chunk{{ct, tt.text, v}}})
+	}
+	seed(t, db, pages)
+	const q = "kestrel marmot"
+	apart := scoreOf(t, db, q, "prox/apart")
+	for _, tt := range tests {
+		want := apart
+		if tt.near {
+			want = apart * 1.2
+		}
+		if got := scoreOf(t, db, q, tt.slug); math.Abs(got/want-1) > 1e-9 {
+			t.Errorf("%q in %q (%s): score %v, want %v (near: %v, default proximity 0.2)", q, tt.text, tt.slug, got, want, tt.near)
+		}
+	}
+	if a, b := scoreOf(t, db, "kestrel", "prox/adjacent"), scoreOf(t, db, "kestrel", "prox/apart"); a != b {
+		t.Errorf("one-word query: %v and %v, want equal scores (no word pairs)", a, b)
+	}
+	setSetting(t, db, "proximity", "0")
+	if a, b := scoreOf(t, db, q, "prox/adjacent"), scoreOf(t, db, q, "prox/apart"); a != b {
+		t.Errorf("proximity 0: %v and %v, want equal scores", a, b)
+	}
+	var n int
+	if err := db.QueryRow(ctx(t), `SELECT cardinality(brain.near_pairs((brain.parse_query($1)).groups))`,
+		`real-time "quoted words" file -excluded system, events`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	// groups: real-time, file, system, events (phrases and negations are not groups)
+	if n != 3 {
+		t.Errorf("brain.near_pairs of four word groups: %d pairs, want 3", n)
+	}
+}
