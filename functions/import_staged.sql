@@ -12,7 +12,9 @@
 -- version, no trigger, no re-embedding); a changed page's chunks are replaced
 -- as a whole; new and changed pages are reported separately; a new or
 -- changed page takes the given origin ('file' for an import of a directory,
--- 'put' for a single page written by name: only 'file' pages are pruned). Every CHECK
+-- 'put' for a single page written by name: only 'file' pages are pruned);
+-- a page written by name is 'put' afterwards even when its content was
+-- unchanged. Every CHECK
 -- on brain.pages and brain.chunks still applies. Staged rows never outlive
 -- their transaction.
 -- The staging tables compress with lz4 where the server has it: they hold
@@ -76,6 +78,14 @@ BEGIN
 	)
 	INSERT INTO pg_temp.import_applied (id, slug, inserted)
 	SELECT up.id, up.slug, up.inserted FROM up;
+
+	-- A page written by name stays out of --prune even when its content
+	-- equals what an import stored (the upsert above leaves such a page alone).
+	IF p_origin = 'put' THEN
+		UPDATE brain.pages p SET origin = 'put'
+		FROM pg_temp.import_pages s
+		WHERE p.source_id = p_source AND p.slug = s.slug AND p.origin <> 'put';
+	END IF;
 
 	INSERT INTO brain.chunks (id, page_id, chunk_index, chunk_source, text, embedding)
 	SELECT coalesce(c.id, nextval('brain.chunks_id_seq')), a.id, c.chunk_index, c.chunk_source, c.text, c.embedding

@@ -113,4 +113,23 @@ func TestPruneKeepsPagesNotWrittenByAnImport(t *testing.T) {
 	if _, ok := origins()["put-1"]; ok {
 		t.Error("put-1, last written by an import, survived the prune after its file was removed")
 	}
+
+	// Putting exactly a file's content under its slug still makes the page
+	// one written by name, which a prune keeps after the file is gone.
+	content := []byte("# A\n\nfile page a\n")
+	if _, err := PutPage(ctx, b, "a", content, Options{NoEmbed: true}); err != nil {
+		t.Fatal(err)
+	}
+	if o := origins()["a"]; o != "put" {
+		t.Errorf("page a after a put of its unchanged content has origin %q, want put", o)
+	}
+	if err := os.Remove(filepath.Join(dir, "a.md")); err != nil {
+		t.Fatal(err)
+	}
+	if sum, err = ImportDir(ctx, b, dir, Options{NoEmbed: true, Prune: true, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := origins()["a"]; !ok {
+		t.Errorf("page a, put by name with its file's content, was pruned (pruned %d)", sum.Pruned)
+	}
 }
