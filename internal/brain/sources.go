@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -78,6 +79,16 @@ func (b *Brain) RemoveSource(ctx context.Context, id string, withPages bool) (pa
 		return 0, fmt.Errorf("removing source %q: %w", id, err)
 	}
 	defer tx.Rollback(ctx)
+	// The lock waits for writers still adding pages to the source (they hold
+	// a key-share lock on its row) and keeps new ones out until the end, so
+	// the count below is what the deletes find.
+	var exists bool
+	if err := tx.QueryRow(ctx, `SELECT true FROM brain.sources WHERE id = $1 FOR UPDATE`, id).Scan(&exists); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return 0, fmt.Errorf("source %q does not exist", id)
+		}
+		return 0, fmt.Errorf("locking source %q: %w", id, err)
+	}
 	var pages int64
 	if err := tx.QueryRow(ctx, `SELECT count(*) FROM brain.pages WHERE source_id = $1`, id).Scan(&pages); err != nil {
 		return 0, fmt.Errorf("counting pages of source %q: %w", id, err)
@@ -85,15 +96,15 @@ func (b *Brain) RemoveSource(ctx context.Context, id string, withPages bool) (pa
 	if pages > 0 && !withPages {
 		return 0, fmt.Errorf("source %q still has %d pages: pass --with-pages to delete them too", id, pages)
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM brain.pages WHERE source_id = $1`, id); err != nil {
-		return 0, fmt.Errorf("deleting pages of source %q: %w", id, err)
+	if pages > 0 {
+		tag, err := tx.Exec(ctx, `DELETE FROM brain.pages WHERE source_id = $1`, id)
+		if err != nil {
+			return 0, fmt.Errorf("deleting pages of source %q: %w", id, err)
+		}
+		pages = tag.RowsAffected()
 	}
-	tag, err := tx.Exec(ctx, `DELETE FROM brain.sources WHERE id = $1`, id)
-	if err != nil {
+	if _, err := tx.Exec(ctx, `DELETE FROM brain.sources WHERE id = $1`, id); err != nil {
 		return 0, fmt.Errorf("removing source %q: %w", id, err)
-	}
-	if tag.RowsAffected() == 0 {
-		return 0, fmt.Errorf("source %q does not exist", id)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return 0, fmt.Errorf("removing source %q: %w", id, err)
