@@ -385,13 +385,17 @@ $fn$;
 -- system" finds "file system", "system file" and "file and directory
 -- system"). Known-item queries name a thing in the words its page uses
 -- side by side; docs/retrieval.md, "Word proximity", has the measurement.
--- At most 31 pairs (groups are bounded by brain.query_bound).
+-- At most 31 pairs, of the first 32 groups: brain.query_bound keeps 32
+-- distinct words, but a run of CJK characters, or words joined by
+-- punctuation outside ASCII ("a—b—c"), is one word there and one group per
+-- bigram or word here (a 4,000-character CJK query made 3,900 pairs, 50 x
+-- 3,900 matches, a second of the arm's time).
 CREATE OR REPLACE FUNCTION brain.near_pairs(groups tsquery[]) RETURNS tsquery[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
 	SELECT coalesce(array_agg(tsquery_phrase(x.a, x.b, 1) || tsquery_phrase(x.b, x.a, 1)
 	                          || tsquery_phrase(x.a, x.b, 2) || tsquery_phrase(x.a, x.b, 3) ORDER BY x.o), '{}')
-	FROM unnest(groups[1:cardinality(groups) - 1], groups[2:cardinality(groups)]) WITH ORDINALITY AS x (a, b, o)
+	FROM unnest(groups[1:least(cardinality(groups), 32) - 1], groups[2:least(cardinality(groups), 32)]) WITH ORDINALITY AS x (a, b, o)
 	WHERE cardinality(groups) > 1;
 END;
 

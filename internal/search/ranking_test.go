@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -214,5 +215,23 @@ func TestWordProximity(t *testing.T) {
 	// groups: real-time, file, system, events (phrases and negations are not groups)
 	if n != 3 {
 		t.Errorf("brain.near_pairs of four word groups: %d pairs, want 3", n)
+	}
+	// One CJK run is one word to brain.query_bound but a group per bigram,
+	// as are words joined by non-ASCII punctuation: the pairs stay bounded.
+	var cjk strings.Builder
+	for r := rune(0x4e00); r < 0x4e00+60; r++ {
+		cjk.WriteRune(r) // 60 distinct characters: 59 distinct bigrams
+	}
+	for _, q := range []string{
+		cjk.String(),
+		"w1—w2—w3—w4—w5—w6—w7—w8—w9—w10—w11—w12—w13—w14—w15—w16—w17—w18—w19—w20—w21—w22—w23—w24—w25—w26—w27—w28—w29—w30—w31—w32—w33—w34—w35—w36—w37—w38—w39—w40",
+	} {
+		var groups, pairs int
+		if err := db.QueryRow(ctx(t), `SELECT cardinality(g), cardinality(brain.near_pairs(g)) FROM (SELECT (brain.parse_query($1)).groups) x (g)`, q).Scan(&groups, &pairs); err != nil {
+			t.Fatal(err)
+		}
+		if groups <= 32 || pairs != 31 {
+			t.Errorf("%.20q...: %d groups, %d pairs; want over 32 groups (the fixture) and 31 pairs", q, groups, pairs)
+		}
 	}
 }
