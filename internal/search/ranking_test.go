@@ -184,8 +184,27 @@ func TestWordProximity(t *testing.T) {
 		{"prox/reversed-gap2", "marmot alpha kestrel bravo charlie delta echo", false},
 		{"prox/apart", "kestrel alpha bravo charlie delta echo marmot", false},
 	}
+	// A hyphenated word is one group whose parts stand in a row: near
+	// its neighbour like a plain word, written hyphenated (the compound's
+	// parts follow its own lexeme in the chunk) or spaced. Each "apart"
+	// chunk holds the same words as the chunks before it.
+	const hq = "falcon heron-egret"
+	hyphen := []struct {
+		slug, text string
+		near       bool
+	}{
+		{"hyph/adjacent", "falcon heron-egret golf hotel india juliet", true},
+		{"hyph/reversed", "heron-egret falcon golf hotel india juliet", true},
+		{"hyph/apart", "heron-egret golf hotel india juliet falcon", false},
+		{"spaced/adjacent", "falcon heron egret golf hotel india juliet", true},
+		{"spaced/reversed", "heron egret falcon golf hotel india juliet", true},
+		{"spaced/apart", "falcon golf hotel india juliet heron egret", false},
+	}
 	var pages []page
 	for _, tt := range tests {
+		pages = append(pages, page{slug: tt.slug, title: "Page", chunks: []chunk{{ct, tt.text, v}}})
+	}
+	for _, tt := range hyphen {
 		pages = append(pages, page{slug: tt.slug, title: "Page", chunks: []chunk{{ct, tt.text, v}}})
 	}
 	seed(t, db, pages)
@@ -198,6 +217,16 @@ func TestWordProximity(t *testing.T) {
 		}
 		if got := scoreOf(t, db, q, tt.slug); math.Abs(got/want-1) > 1e-9 {
 			t.Errorf("%q in %q (%s): score %v, want %v (near: %v, default proximity 0.2)", q, tt.text, tt.slug, got, want, tt.near)
+		}
+	}
+	for _, tt := range hyphen {
+		form, _, _ := strings.Cut(tt.slug, "/")
+		want := scoreOf(t, db, hq, form+"/apart")
+		if tt.near {
+			want *= 1.2
+		}
+		if got := scoreOf(t, db, hq, tt.slug); math.Abs(got/want-1) > 1e-9 {
+			t.Errorf("%q in %q (%s): score %v, want %v (near: %v)", hq, tt.text, tt.slug, got, want, tt.near)
 		}
 	}
 	if a, b := scoreOf(t, db, "kestrel", "prox/adjacent"), scoreOf(t, db, "kestrel", "prox/apart"); a != b {
