@@ -9,12 +9,14 @@
 -- concurrent writers still number pages in the import's order; a NULL id
 -- takes the next one.
 -- Guarantees: pages whose content_hash is unchanged are not touched (no row
--- version, no trigger, no re-embedding); a changed page's chunks are replaced
--- as a whole; new and changed pages are reported separately; a new or
+-- version, no trigger, no re-embedding; a put may set their origin, below);
+-- a changed page's chunks are replaced as a whole; new and changed pages are reported separately; a new or
 -- changed page takes the given origin ('file' for an import of a directory,
 -- 'put' for a single page written by name: only 'file' pages are pruned);
 -- a page written by name is 'put' afterwards even when its content was
--- unchanged. Every CHECK
+-- unchanged. The source's row is locked (FOR KEY SHARE) before anything
+-- else, so an import and a source removal queue in one order; a source
+-- that does not exist raises no_data_found. Every CHECK
 -- on brain.pages and brain.chunks still applies. Staged rows never outlive
 -- their transaction.
 -- The staging tables compress with lz4 where the server has it: they hold
@@ -58,6 +60,17 @@ CREATE OR REPLACE FUNCTION brain.import_apply(p_source text, p_origin text DEFAU
 RETURNS TABLE (added bigint, updated bigint, unchanged bigint)
 LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 BEGIN
+	-- The source's row first, before any page or chunk of it: removing a
+	-- source locks that row first too (brain.RemoveSource), so the two
+	-- queue instead of deadlocking (each holding what the other waits for:
+	-- the removal a page's chunks, the import the row a new page refers
+	-- to). A source removed meanwhile ends the import with a clear error.
+	PERFORM FROM brain.sources WHERE id = p_source FOR KEY SHARE;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'source "%" does not exist (removed while this import ran?): create it with ''pgbrain sources add %'' and import again',
+			p_source, p_source USING ERRCODE = 'no_data_found';
+	END IF;
+
 	-- Chunks of changed pages go first, so the title trigger below has nothing
 	-- to refresh for rows that are about to be replaced anyway.
 	DELETE FROM brain.chunks c

@@ -385,14 +385,26 @@ $fn$;
 -- system" finds "file system", "system file" and "file and directory
 -- system"). Known-item queries name a thing in the words its page uses
 -- side by side; docs/retrieval.md, "Word proximity", has the measurement.
--- At most 31 pairs (groups are bounded by brain.query_bound).
+-- At most 31 pairs, of the first 32 groups: brain.query_bound keeps 32
+-- distinct words, but a run of CJK characters, or words joined by
+-- punctuation outside ASCII ("a—b—c"), is one word there and one group per
+-- bigram or word here (a 4,000-character CJK query made 3,900 pairs, 50 x
+-- 3,900 matches, a second of the arm's time).
+-- A group's AND (a hyphenated word's parts, in order) becomes a phrase
+-- here: inside a phrase PostgreSQL reads a & b as both at one position,
+-- which never matches, and the compound's own lexeme stands before its
+-- parts in a chunk ("heron-egret falcon": heron-egret 1, heron 2, egret 3,
+-- falcon 4), so only the parts' phrase finds the compound next to its
+-- neighbour, and the spaced form ("heron egret falcon") at all.
 CREATE OR REPLACE FUNCTION brain.near_pairs(groups tsquery[]) RETURNS tsquery[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
-	SELECT coalesce(array_agg(tsquery_phrase(x.a, x.b, 1) || tsquery_phrase(x.b, x.a, 1)
-	                          || tsquery_phrase(x.a, x.b, 2) || tsquery_phrase(x.a, x.b, 3) ORDER BY x.o), '{}')
-	FROM unnest(groups[1:cardinality(groups) - 1], groups[2:cardinality(groups)]) WITH ORDINALITY AS x (a, b, o)
-	WHERE cardinality(groups) > 1;
+	WITH g AS (
+		SELECT replace(u.g::text, ' & ', ' <-> ')::tsquery AS g, u.o
+		FROM unnest(groups[1:least(cardinality(groups), 32)]) WITH ORDINALITY AS u (g, o))
+	SELECT coalesce(array_agg(tsquery_phrase(a.g, b.g, 1) || tsquery_phrase(b.g, a.g, 1)
+	                          || tsquery_phrase(a.g, b.g, 2) || tsquery_phrase(a.g, b.g, 3) ORDER BY a.o), '{}')
+	FROM g a JOIN g b ON b.o = a.o + 1;
 END;
 
 -- brain.near_strict(groups, drop): a tsquery matching whatever matches all

@@ -22,18 +22,43 @@ race_tests+='|TestRun.*|TestHybridRun|TestDropAfterInterrupt'
 race_tests+=')$'
 
 # A renamed test would silently leave the race pass: every name in
-# race_tests must still match a test of the packages it is run in.
+# race_tests (each top-level alternative, a pattern such as TestAsync.*
+# or TestFoo(Bar|Baz) included) must still match a test of the packages
+# it is run in.
 check_race_tests() {
-	local listed name missing=()
-	listed=$(go test -list . "${race_split[@]}" | grep -E '^(Test|Example|Fuzz)') || return 1
-	IFS='|' read -ra names <<<"${race_tests:2:${#race_tests}-4}"
-	for name in "${names[@]}"; do
-		grep -qxE "$name" <<<"$listed" || missing+=("$name")
-	done
-	if [ "${#missing[@]}" -gt 0 ]; then
-		echo "test: race_tests in scripts/test.sh names tests that do not exist (renamed?): ${missing[*]}" >&2
+	local out listed name rc missing=() invalid=() names=()
+	if ! out=$(go test -list . "${race_split[@]}"); then
+		echo "test: listing the tests of ${race_split[*]} for race_tests failed (above)" >&2
 		return 1
 	fi
+	listed=$(grep -E '^(Test|Example|Fuzz)' <<<"$out" || true)
+	# Split at the | outside parentheses only.
+	mapfile -t names < <(awk '{
+		d = 0; s = ""
+		for (i = 1; i <= length($0); i++) {
+			c = substr($0, i, 1)
+			if (c == "(") d++
+			else if (c == ")") d--
+			if (c == "|" && d == 0) { print s; s = "" } else s = s c
+		}
+		print s
+	}' <<<"${race_tests:2:${#race_tests}-4}")
+	for name in "${names[@]}"; do
+		rc=0
+		grep -qxE -- "$name" <<<"$listed" 2>/dev/null || rc=$?
+		case $rc in
+		0) ;;
+		1) missing+=("$name") ;;
+		*) invalid+=("$name") ;;
+		esac
+	done
+	if [ "${#invalid[@]}" -gt 0 ]; then
+		echo "test: race_tests in scripts/test.sh holds patterns grep -E cannot read: ${invalid[*]}" >&2
+	fi
+	if [ "${#missing[@]}" -gt 0 ]; then
+		echo "test: race_tests in scripts/test.sh names tests that do not exist (renamed?): ${missing[*]}" >&2
+	fi
+	[ "${#invalid[@]}" -eq 0 ] && [ "${#missing[@]}" -eq 0 ]
 }
 all_tests() {
 	if [ "$(go env CGO_ENABLED)" != 1 ]; then

@@ -80,8 +80,9 @@ func (b *Brain) RemoveSource(ctx context.Context, id string, withPages bool) (pa
 	}
 	defer tx.Rollback(ctx)
 	// The lock waits for writers still adding pages to the source (they hold
-	// a key-share lock on its row) and keeps new ones out until the end, so
-	// the count below is what the deletes find.
+	// a key-share lock on its row; brain.import_apply takes it before
+	// touching any page, so the two never deadlock) and keeps new ones out
+	// until the end, so the count below is what the deletes find.
 	var exists bool
 	if err := tx.QueryRow(ctx, `SELECT true FROM brain.sources WHERE id = $1 FOR UPDATE`, id).Scan(&exists); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {

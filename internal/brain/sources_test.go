@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgbrain/pgbrain/internal/brain"
 	"github.com/pgbrain/pgbrain/internal/dbtest"
 )
 
@@ -83,5 +86,124 @@ func TestRemoveSourceWaitsForWritersAndCountsWhatItDeletes(t *testing.T) {
 		} else if r.err != nil || r.n != 1 || left != 0 {
 			t.Errorf("with --with-pages: (%d, %v), %d pages left; want 1 deleted and reported", r.n, r.err, left)
 		}
+	}
+}
+
+// An import and a source removal take the source's row first, so they
+// queue instead of deadlocking. The import here holds a page of the source
+// (a first batch changed it) when the removal starts, then adds a page (a
+// second batch in the same transaction): the order in which one
+// brain.import_apply call locks a changed page's chunks and then inserts a
+// new page. Without the import's lock on the source row, the removal
+// takes that row, waits for the page, and the import waits for the row.
+func TestRemoveSourceQueuesBehindAnImport(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := dbtest.Open(t)
+	if err := b.AddSource(ctx, "work", "work"); err != nil {
+		t.Fatal(err)
+	}
+	apply := func(tx pgx.Tx, slug, body string) error {
+		if _, err := tx.Exec(ctx, `SELECT brain.import_begin()`); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO pg_temp.import_pages (slug, title, type, body, timeline, frontmatter, content_hash)
+			VALUES ($1, $1, 'note', $2, '', '{}', md5($2) || md5($2))`, slug, body); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO pg_temp.import_chunks (slug, chunk_index, chunk_source, text)
+			VALUES ($1, 0, 'compiled_truth', $2)`, slug, body); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `SELECT * FROM brain.import_apply('work')`)
+		return err
+	}
+	if err := pgx.BeginFunc(ctx, b.Pool, func(tx pgx.Tx) error { return apply(tx, "old", "first version") }); err != nil {
+		t.Fatal(err)
+	}
+	writer, err := b.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Rollback(ctx)
+	if err := apply(writer, "old", "second version"); err != nil {
+		t.Fatalf("changing a page of the source: %v", err)
+	}
+	type result struct {
+		n   int64
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		n, err := b.RemoveSource(ctx, "work", true)
+		done <- result{n, err}
+	}()
+	waitForLock(t, b)
+	if err := apply(writer, "new", "added by the same import"); err != nil {
+		t.Errorf("adding a page while the source is being removed: %v", err)
+	}
+	if err := writer.Commit(ctx); err != nil {
+		t.Errorf("committing the import: %v", err)
+	}
+	if r := <-done; r.err != nil || r.n != 2 {
+		t.Errorf("RemoveSource after the import: (%d, %v), want both of its pages deleted", r.n, r.err)
+	}
+
+	// The other order: an import that waited for a removal names the
+	// source that is gone.
+	if err := b.AddSource(ctx, "gone", "gone"); err != nil {
+		t.Fatal(err)
+	}
+	remover, err := b.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer remover.Rollback(ctx)
+	if _, err := remover.Exec(ctx, `SELECT FROM brain.sources WHERE id = 'gone' FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := remover.Exec(ctx, `DELETE FROM brain.sources WHERE id = 'gone'`); err != nil {
+		t.Fatal(err)
+	}
+	imported := make(chan error, 1)
+	go func() {
+		imported <- pgx.BeginFunc(ctx, b.Pool, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `SELECT brain.import_begin()`); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO pg_temp.import_pages (slug, title, type, body, timeline, frontmatter, content_hash)
+				VALUES ('late', 'Late', 'note', 'late', '', '{}', repeat('b', 64))`); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, `SELECT * FROM brain.import_apply('gone')`)
+			return err
+		})
+	}()
+	waitForLock(t, b)
+	if err := remover.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-imported; err == nil || !strings.Contains(err.Error(), `source "gone" does not exist`) {
+		t.Errorf("an import into a source removed while it waited: %v, want the source named as missing", err)
+	}
+}
+
+// waitForLock returns once some session of b's database waits for a lock.
+func waitForLock(t *testing.T, b *brain.Brain) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var waiting bool
+		if err := b.Pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock')`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no session ever waited for a lock")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

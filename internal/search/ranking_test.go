@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -183,8 +184,27 @@ func TestWordProximity(t *testing.T) {
 		{"prox/reversed-gap2", "marmot alpha kestrel bravo charlie delta echo", false},
 		{"prox/apart", "kestrel alpha bravo charlie delta echo marmot", false},
 	}
+	// A hyphenated word is one group whose parts stand in a row: near
+	// its neighbour like a plain word, written hyphenated (the compound's
+	// parts follow its own lexeme in the chunk) or spaced. Each "apart"
+	// chunk holds the same words as the chunks before it.
+	const hq = "falcon heron-egret"
+	hyphen := []struct {
+		slug, text string
+		near       bool
+	}{
+		{"hyph/adjacent", "falcon heron-egret golf hotel india juliet", true},
+		{"hyph/reversed", "heron-egret falcon golf hotel india juliet", true},
+		{"hyph/apart", "heron-egret golf hotel india juliet falcon", false},
+		{"spaced/adjacent", "falcon heron egret golf hotel india juliet", true},
+		{"spaced/reversed", "heron egret falcon golf hotel india juliet", true},
+		{"spaced/apart", "falcon golf hotel india juliet heron egret", false},
+	}
 	var pages []page
 	for _, tt := range tests {
+		pages = append(pages, page{slug: tt.slug, title: "Page", chunks: []chunk{{ct, tt.text, v}}})
+	}
+	for _, tt := range hyphen {
 		pages = append(pages, page{slug: tt.slug, title: "Page", chunks: []chunk{{ct, tt.text, v}}})
 	}
 	seed(t, db, pages)
@@ -197,6 +217,16 @@ func TestWordProximity(t *testing.T) {
 		}
 		if got := scoreOf(t, db, q, tt.slug); math.Abs(got/want-1) > 1e-9 {
 			t.Errorf("%q in %q (%s): score %v, want %v (near: %v, default proximity 0.2)", q, tt.text, tt.slug, got, want, tt.near)
+		}
+	}
+	for _, tt := range hyphen {
+		form, _, _ := strings.Cut(tt.slug, "/")
+		want := scoreOf(t, db, hq, form+"/apart")
+		if tt.near {
+			want *= 1.2
+		}
+		if got := scoreOf(t, db, hq, tt.slug); math.Abs(got/want-1) > 1e-9 {
+			t.Errorf("%q in %q (%s): score %v, want %v (near: %v)", hq, tt.text, tt.slug, got, want, tt.near)
 		}
 	}
 	if a, b := scoreOf(t, db, "kestrel", "prox/adjacent"), scoreOf(t, db, "kestrel", "prox/apart"); a != b {
@@ -214,5 +244,23 @@ func TestWordProximity(t *testing.T) {
 	// groups: real-time, file, system, events (phrases and negations are not groups)
 	if n != 3 {
 		t.Errorf("brain.near_pairs of four word groups: %d pairs, want 3", n)
+	}
+	// One CJK run is one word to brain.query_bound but a group per bigram,
+	// as are words joined by non-ASCII punctuation: the pairs stay bounded.
+	var cjk strings.Builder
+	for r := rune(0x4e00); r < 0x4e00+60; r++ {
+		cjk.WriteRune(r) // 60 distinct characters: 59 distinct bigrams
+	}
+	for _, q := range []string{
+		cjk.String(),
+		"w1—w2—w3—w4—w5—w6—w7—w8—w9—w10—w11—w12—w13—w14—w15—w16—w17—w18—w19—w20—w21—w22—w23—w24—w25—w26—w27—w28—w29—w30—w31—w32—w33—w34—w35—w36—w37—w38—w39—w40",
+	} {
+		var groups, pairs int
+		if err := db.QueryRow(ctx(t), `SELECT cardinality(g), cardinality(brain.near_pairs(g)) FROM (SELECT (brain.parse_query($1)).groups) x (g)`, q).Scan(&groups, &pairs); err != nil {
+			t.Fatal(err)
+		}
+		if groups <= 32 || pairs != 31 {
+			t.Errorf("%.20q...: %d groups, %d pairs; want over 32 groups (the fixture) and 31 pairs", q, groups, pairs)
+		}
 	}
 }
