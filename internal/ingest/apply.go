@@ -126,17 +126,6 @@ func applyBatch(ctx context.Context, b *brain.Brain, opts Options, batch []parse
 				return err
 			}
 		}
-		// Every search scans the GIN index's pending list (new entries not
-		// yet merged) in full: at the default 4MB, which a bulk import keeps
-		// nearly full, keyword search ran 2.8 times slower. A brain others
-		// may be searching gets a short list, merged more often; an import
-		// into an empty brain keeps the cheaper default (docs/performance.md,
-		// "Queries during a bulk import").
-		if opts.searched {
-			if _, err := tx.Exec(ctx, `SET LOCAL gin_pending_list_limit = '`+searchedPendingLimit+`'`); err != nil {
-				return err
-			}
-		}
 		if _, err := tx.Exec(ctx, `SELECT brain.import_begin()`); err != nil {
 			return fmt.Errorf("starting import batch: %w", err)
 		}
@@ -168,11 +157,6 @@ func applyBatch(ctx context.Context, b *brain.Brain, opts Options, batch []parse
 	sum.Chunks += len(chunkRows)
 	return nil
 }
-
-// searchedPendingLimit is the GIN pending-list limit of an import into a
-// brain that held pages: 512kB cost such an import 7-15% of its time and
-// kept keyword search during it near its idle speed.
-const searchedPendingLimit = "512kB"
 
 func nullID(id int64) any {
 	if id == 0 {

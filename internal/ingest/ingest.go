@@ -66,9 +66,6 @@ type Options struct {
 	// "file" (the default) for pages read from a directory, which --prune
 	// may delete, "put" for PutPage, which it never does.
 	origin string
-	// searched is set when the brain held pages as the import began, so
-	// that other sessions may be searching it while it runs (applyBatch).
-	searched bool
 }
 
 // Failure names a file that was not imported and why.

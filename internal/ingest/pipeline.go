@@ -34,9 +34,6 @@ type fileResult struct {
 // size(i), when not nil, is item i's size in bytes, which bounds a batch's
 // bytes as well as its pages.
 func runPipeline(ctx context.Context, b *brain.Brain, n int, parse func(i int) fileResult, size func(i int) int64, opts Options, sum *Summary) ([]string, error) {
-	if err := b.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM brain.pages)`).Scan(&opts.searched); err != nil {
-		return nil, fmt.Errorf("checking whether the brain holds pages: %w", err)
-	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	groups := make(chan []fileResult, 1)
