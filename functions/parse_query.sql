@@ -3,8 +3,11 @@
 -- tsvector or tsquery work so that a huge query costs little more than a
 -- short one.
 -- Guarantees: only the first 2 * max_chars characters are looked at; a word
--- is a run of characters other than white space and ASCII punctuation
--- (letters and digits of any script, emoji; the same in every locale);
+-- is a run of characters other than white space, ASCII punctuation and the
+-- general, CJK and fullwidth punctuation blocks (letters and digits of any
+-- script, emoji; the same in every locale), except that each Chinese or
+-- Japanese character is a word of its own (they are indexed as bigrams, so
+-- a run of them is as many word groups as characters);
 -- kept is q up to (not including) whichever comes first of the
 -- (max_words + 1)-th distinct word (case-folded) and the
 -- (4 * max_words + 1)-th word, then cut to max_chars characters; words is
@@ -18,7 +21,7 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
 	WITH toks AS (
 		SELECT m[1] || m[2] AS piece, lower(m[2]) AS word, t.ord
-		FROM regexp_matches(left(q, 2 * greatest(max_chars, 1)), '([\s!-/:-@\[-`{-~]*)([^\s!-/:-@\[-`{-~]+)', 'g') WITH ORDINALITY AS t (m, ord)
+		FROM regexp_matches(left(q, 2 * greatest(max_chars, 1)), '([\s!-/:-@\[-`{-~\u2000-\u206f\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]*)([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]|[^\s!-/:-@\[-`{-~\u2000-\u206f\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]+)', 'g') WITH ORDINALITY AS t (m, ord)
 	), firsts AS (
 		SELECT min(toks.ord) AS first FROM toks GROUP BY toks.word
 	), stop AS (
@@ -100,7 +103,7 @@ BEGIN
 	END IF;
 	b := brain.query_bound(q);
 	IF b.cut THEN
-		cut_info := jsonb_build_object('words_total', b.words, 'words_kept', (SELECT count(DISTINCT lower(m[1]))::int FROM regexp_matches(b.kept, '[^\s!-/:-@\[-`{-~]+', 'g') m), 'chars_kept', length(b.kept));
+		cut_info := jsonb_build_object('words_total', b.words, 'words_kept', (SELECT count(DISTINCT lower(m[1]))::int FROM regexp_matches(b.kept, '[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]|[^\s!-/:-@\[-`{-~\u2000-\u206f\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]+', 'g') m), 'chars_kept', length(b.kept));
 		q := b.kept;
 	END IF;
 	FOR tok IN

@@ -20,6 +20,15 @@ import (
 	"github.com/pgbrain/pgbrain/testdb"
 )
 
+// cjkRun is n distinct CJK characters.
+func cjkRun(n int) string {
+	var b strings.Builder
+	for r := rune(0x4e00); r < 0x4e00+rune(n); r++ {
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 // brain.query_bound keeps the text before the 33rd distinct word or the
 // 129th word, at most 4,096 characters, whatever the script.
 func TestQueryBound(t *testing.T) {
@@ -48,7 +57,9 @@ func TestQueryBound(t *testing.T) {
 		{"punctuation kept in the prefix", words(32) + ", (w0) w32 w33", words(32) + ", (w0", 34, true},
 		{"Greek, accents and emoji", "σοφός café 🍣 " + words(31) + " extra", "σοφός café 🍣 " + words(29), 35, true},
 		{"ASCII punctuation separates", "a.b,c;d:e!f?g(h)i[j]k{l}m<n>o'p\"q", "a.b,c;d:e!f?g(h)i[j]k{l}m<n>o'p\"q", 17, false},
-		{"CJK run is one word", strings.Repeat("東京", 3000), strings.Repeat("東京", 2048), 1, true},
+		{"a CJK character is a word", strings.Repeat("東京", 3000), strings.Repeat("東京", 64), 2, true},
+		{"33rd distinct CJK character cut", cjkRun(40), cjkRun(32), 40, true},
+		{"general and CJK punctuation separate", "w1—w2–w3…w4「w5」w6、w7。w8！w9", "w1—w2–w3…w4「w5」w6、w7。w8！w9", 9, false},
 		{"one 50,000-character word", strings.Repeat("x", 50000), strings.Repeat("x", 4096), 1, true},
 	}
 	for _, tt := range tests {
