@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/pgbrain/pgbrain/internal/brain"
 	"github.com/pgbrain/pgbrain/internal/embed"
@@ -90,7 +91,12 @@ func printWarnings(w io.Writer, s ingest.Summary) {
 		fmt.Fprintf(w, "pgbrain: skipped %s: %s\n", k.Path, k.Reason)
 	}
 	for _, c := range s.Collisions {
-		if c.KeptBy != "" {
+		if c.KeptBy != "" && norm.NFC.String(c.KeptBy) == norm.NFC.String(c.Path) {
+			// The two names differ only in Unicode normalization (a name
+			// typed on macOS beside the same name typed elsewhere): they
+			// print alike, so spell out their code points.
+			fmt.Fprintf(w, "pgbrain: %+q is stored as %s: %+q, the same name in another Unicode normalization, already maps to %s\n", c.Path, c.Slug, c.KeptBy, c.PlainSlug)
+		} else if c.KeptBy != "" {
 			fmt.Fprintf(w, "pgbrain: %s is stored as %s: %s already maps to %s\n", c.Path, c.Slug, c.KeptBy, c.PlainSlug)
 		} else {
 			fmt.Fprintf(w, "pgbrain: %s is stored as %s, the slug an earlier import gave it when another file mapped to %s\n", c.Path, c.Slug, c.PlainSlug)
