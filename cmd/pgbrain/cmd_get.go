@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"strings"
 
@@ -28,6 +30,12 @@ func getCommand() *cli.Command {
 			}
 			return withBrain(c, brain.RoleReader, func(ctx context.Context, b *brain.Brain) error {
 				p, err := b.GetPage(ctx, source, markdown.NormalizeSlug(slug))
+				if errors.Is(err, brain.ErrPageNotFound) && !markdown.ValidSlug(markdown.NormalizeSlug(slug)) {
+					// A file name typed as it is on disk ("C#", "Notes/My Page").
+					if s, ok := markdown.SuggestSlug(slug); ok {
+						return fmt.Errorf("%w; a file named %s.md imports as %q, or with a suffix when another file maps there too: 'pgbrain list' shows the slugs", err, slug, s)
+					}
+				}
 				if err != nil {
 					return err
 				}

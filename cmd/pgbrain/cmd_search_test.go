@@ -169,3 +169,28 @@ func TestGetReadsTheSourceSlugFormSearchPrints(t *testing.T) {
 		t.Errorf("get --source default work:東京: exit %d, %q; want a usage error", code, errOut)
 	}
 }
+
+// get of a name typed as a file name ("C#", "My Page") that is no slug
+// says which slug such a file imports as; a plain missing slug does not.
+func TestGetSuggestsTheSlugOfAFileName(t *testing.T) {
+	t.Parallel()
+	b := tinyBrain(t)
+	for _, tt := range []struct {
+		arg, hint string
+	}{
+		{"My Page", `imports as "my-page"`},
+		{"Notes/Café Menu", `imports as "notes/café-menu"`},
+		{"nosuch", ""},
+	} {
+		_, errOut, code := pgbrain(t, b.url, "", "get", tt.arg)
+		if code == 0 || !strings.Contains(errOut, "page not found") {
+			t.Errorf("get %q: exit %d, %q; want page not found", tt.arg, code, errOut)
+		}
+		if tt.hint != "" && !strings.Contains(errOut, tt.hint) {
+			t.Errorf("get %q: %q; want the hint %s", tt.arg, errOut, tt.hint)
+		}
+		if tt.hint == "" && strings.Contains(errOut, "imports as") {
+			t.Errorf("get %q: %q; a valid slug that is missing needs no file-name hint", tt.arg, errOut)
+		}
+	}
+}
