@@ -62,12 +62,12 @@ func embedCommand() *cli.Command {
 					}
 				} else {
 					if pending.Pages > 0 || len(pending.Failures) > 0 {
-						fmt.Fprintf(c.App.Writer, "rechunked %d pages written outside pgbrain (%d chunks)\n", pending.Pages, pending.Chunks)
+						fmt.Fprintf(c.App.Writer, "rechunked %s written outside pgbrain (%s)\n", count(pending.Pages, "page", "pages"), count(pending.Chunks, "chunk", "chunks"))
 					}
 					for _, f := range pending.Failures {
 						fmt.Fprintf(c.App.ErrWriter, "pgbrain: %s is still pending: %s\n", f.Path, f.Reason)
 					}
-					fmt.Fprintf(c.App.Writer, "embedded %d chunks\n", n)
+					fmt.Fprintf(c.App.Writer, "embedded %s\n", count(int(n), "chunk", "chunks"))
 				}
 				if len(pending.Failures) > 0 {
 					return cli.Exit("", 1)

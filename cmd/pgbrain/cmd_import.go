@@ -108,8 +108,8 @@ func printWarnings(w io.Writer, s ingest.Summary) {
 }
 
 func printSummary(w io.Writer, s ingest.Summary) {
-	fmt.Fprintf(w, "imported %d files in %.1fs: %d added, %d updated, %d unchanged, %d failed",
-		s.Files, s.Elapsed.Seconds(), s.Added, s.Updated, s.Unchanged, s.Failed)
+	fmt.Fprintf(w, "imported %s in %.1fs: %d added, %d updated, %d unchanged, %d failed",
+		count(s.Files, "file", "files"), s.Elapsed.Seconds(), s.Added, s.Updated, s.Unchanged, s.Failed)
 	if s.Pruned > 0 {
 		fmt.Fprintf(w, ", %d pruned", s.Pruned)
 	}

@@ -97,7 +97,7 @@ func piiCommand() *cli.Command {
 						if err != nil {
 							return err
 						}
-						fmt.Fprintf(c.App.ErrWriter, "pgbrain: classified %d pages, %d tags changed\n", seen, changed)
+						fmt.Fprintf(c.App.ErrWriter, "pgbrain: classified %s, %s changed\n", count(seen, "page", "pages"), count(int(changed), "tag", "tags"))
 						return nil
 					})
 				},

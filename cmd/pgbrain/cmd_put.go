@@ -51,7 +51,7 @@ func putCommand() *cli.Command {
 				case sum.Updated > 0:
 					state = "updated"
 				}
-				fmt.Fprintf(c.App.ErrWriter, "pgbrain: %s %s (%d chunks)\n", state, c.Args().First(), sum.Chunks)
+				fmt.Fprintf(c.App.ErrWriter, "pgbrain: %s %s (%s)\n", state, c.Args().First(), count(sum.Chunks, "chunk", "chunks"))
 				return nil
 			})
 		},

@@ -69,7 +69,7 @@ func sourcesCommand() *cli.Command {
 						if err != nil {
 							return err
 						}
-						fmt.Fprintf(c.App.ErrWriter, "pgbrain: removed source %s and its %d pages\n", c.Args().First(), n)
+						fmt.Fprintf(c.App.ErrWriter, "pgbrain: removed source %s and its %s\n", c.Args().First(), count(int(n), "page", "pages"))
 						return nil
 					})
 				},
