@@ -3,6 +3,7 @@ package migrate_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -60,6 +61,14 @@ func TestMigrateIsIdempotentAndRecordsSettings(t *testing.T) {
 	}
 	if s.Dim != 64 || s.Embedder != "local" {
 		t.Fatalf("settings = %+v, want dim 64 local", s)
+	}
+	// brain.config's schema_version, which DBAs read, is tern's version.
+	var cfgVersion string
+	if err := conn.QueryRow(ctx, `SELECT value FROM brain.config WHERE key = 'schema_version'`).Scan(&cfgVersion); err != nil {
+		t.Fatal(err)
+	}
+	if cfgVersion != fmt.Sprint(latest) {
+		t.Errorf("brain.config schema_version = %q, want %d (the version migrated to)", cfgVersion, latest)
 	}
 	var dims int
 	if err := conn.QueryRow(ctx, `SELECT vector_dims(brain.embed_local('hello world'))`).Scan(&dims); err != nil {
