@@ -2,7 +2,8 @@
 --
 -- Guarantees: a DBA override in brain.config (key 'search.<name>') wins;
 -- otherwise the default documented (and tuned) in docs/retrieval.md is
--- returned; an unknown name is an error, never a silent NULL. The vector
+-- returned; an unknown name, or an override that is not a number, is an
+-- error naming the key, never a silent NULL or a bare cast error. The vector
 -- arm's fusion weight is the trust rule: the offline 'local' embedder (hashed
 -- lexemes) is weak and mostly repeats the keyword arm, so it gets a low
 -- weight and can only reorder near-ties; any other (semantic) embedder gets
@@ -39,6 +40,16 @@ BEGIN
 			USING HINT = 'docs/retrieval.md lists the settings brain.config accepts as search.<name>';
 	END IF;
 	SELECT c.value INTO v FROM brain.config c WHERE c.key = 'search.' || name;
-	RETURN coalesce(v::float8, d);
+	IF v IS NULL THEN
+		RETURN d;
+	END IF;
+	-- Checked before the cast, so a typo a DBA stored names itself instead
+	-- of failing every search with a bare cast error.
+	IF v !~ '^\s*[-+]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][-+]?[0-9]+)?\s*$' THEN
+		RAISE EXCEPTION 'brain.config key search.% holds %, which is not a number', name, quote_literal(v)
+			USING ERRCODE = 'invalid_parameter_value',
+			      HINT = format('store a number (the default is %s), or delete the row to use the default: DELETE FROM brain.config WHERE key = %L', d, 'search.' || name);
+	END IF;
+	RETURN v::float8;
 END
 $fn$;

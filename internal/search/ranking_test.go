@@ -276,3 +276,46 @@ func TestWordProximity(t *testing.T) {
 		}
 	}
 }
+
+// brain.search_setting reads numbers in every usual spelling and refuses
+// anything else by naming the key, instead of failing every search with a
+// bare cast error.
+func TestSearchSettingValues(t *testing.T) {
+	t.Parallel()
+	db := dbtest.Open(t, testdb.Options{Dim: 8}).Pool
+	for _, tt := range []struct {
+		value string
+		want  float64
+		bad   bool
+	}{
+		{"0.3", 0.3, false},
+		{" 2 ", 2, false},
+		{"-1", -1, false},
+		{".5", 0.5, false},
+		{"1e-1", 0.1, false},
+		{"+4.", 4, false},
+		{"abc", 0, true},
+		{"", 0, true},
+		{"0,3", 0, true},
+		{"NaN", 0, true},
+		{"1; DROP TABLE brain.pages", 0, true},
+	} {
+		setSetting(t, db, "proximity", tt.value)
+		var got float64
+		err := db.QueryRow(ctx(t), `SELECT brain.search_setting('proximity')`).Scan(&got)
+		if tt.bad {
+			if err == nil || !strings.Contains(err.Error(), "search.proximity") || !strings.Contains(err.Error(), "not a number") {
+				t.Errorf("search.proximity = %q: %v, %v; want an error naming the key", tt.value, got, err)
+			}
+			var searchErr error
+			_, searchErr = db.Exec(ctx(t), `SELECT count(*) FROM brain.search('kestrel marmot')`)
+			if searchErr == nil || !strings.Contains(searchErr.Error(), "search.proximity") {
+				t.Errorf("search with search.proximity = %q: %v; want the error naming the key", tt.value, searchErr)
+			}
+			continue
+		}
+		if err != nil || math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("search.proximity = %q: %v, %v; want %v", tt.value, got, err, tt.want)
+		}
+	}
+}
