@@ -65,7 +65,9 @@ func sourcesCommand() *cli.Command {
 						return usageError("sources remove: give exactly one ID")
 					}
 					return withBrain(c, brain.RoleWriter, func(ctx context.Context, b *brain.Brain) error {
-						n, err := b.RemoveSource(ctx, c.Args().First(), c.Bool("with-pages"))
+						n, err := b.RemoveSource(ctx, c.Args().First(), c.Bool("with-pages"), func() {
+							fmt.Fprintf(c.App.ErrWriter, "pgbrain: waiting for a write into source %s (an import?) to finish first\n", c.Args().First())
+						})
 						if err != nil {
 							return err
 						}

@@ -69,8 +69,10 @@ func (b *Brain) Sources(ctx context.Context) ([]Source, error) {
 }
 
 // RemoveSource deletes a source. A source that still has pages is refused
-// unless withPages is set, which deletes them too.
-func (b *Brain) RemoveSource(ctx context.Context, id string, withPages bool) (pagesDeleted int64, err error) {
+// unless withPages is set, which deletes them too. When a write into the
+// source (an import) holds it, waiting, if not nil, is called once before
+// RemoveSource waits for that write to end.
+func (b *Brain) RemoveSource(ctx context.Context, id string, withPages bool, waiting func()) (pagesDeleted int64, err error) {
 	if id == "default" {
 		return 0, errors.New("the default source cannot be removed")
 	}
@@ -83,8 +85,27 @@ func (b *Brain) RemoveSource(ctx context.Context, id string, withPages bool) (pa
 	// a key-share lock on its row; brain.import_apply takes it before
 	// touching any page, so the two never deadlock) and keeps new ones out
 	// until the end, so the count below is what the deletes find.
+	// It is tried without waiting first, in a savepoint, so the caller can
+	// say why it waits.
+	sp, err := tx.Begin(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("removing source %q: %w", id, err)
+	}
 	var exists bool
-	if err := tx.QueryRow(ctx, `SELECT true FROM brain.sources WHERE id = $1 FOR UPDATE`, id).Scan(&exists); err != nil {
+	err = sp.QueryRow(ctx, `SELECT true FROM brain.sources WHERE id = $1 FOR UPDATE NOWAIT`, id).Scan(&exists)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "55P03" { // lock_not_available
+		if rerr := sp.Rollback(ctx); rerr != nil {
+			return 0, fmt.Errorf("removing source %q: %w", id, rerr)
+		}
+		if waiting != nil {
+			waiting()
+		}
+		err = tx.QueryRow(ctx, `SELECT true FROM brain.sources WHERE id = $1 FOR UPDATE`, id).Scan(&exists)
+	} else if err == nil {
+		err = sp.Commit(ctx)
+	}
+	if err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return 0, fmt.Errorf("source %q does not exist", id)
 		}

@@ -20,7 +20,7 @@ func TestRemoveSourceWaitsForWritersAndCountsWhatItDeletes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := dbtest.Open(t)
-	if _, err := b.RemoveSource(ctx, "nosuch", false); err == nil || !strings.Contains(err.Error(), `source "nosuch" does not exist`) {
+	if _, err := b.RemoveSource(ctx, "nosuch", false, nil); err == nil || !strings.Contains(err.Error(), `source "nosuch" does not exist`) {
 		t.Errorf("removing a source that does not exist: %v, want it named as missing", err)
 	}
 	for _, withPages := range []bool{false, true} {
@@ -42,13 +42,15 @@ func TestRemoveSourceWaitsForWritersAndCountsWhatItDeletes(t *testing.T) {
 			t.Fatal(err)
 		}
 		type result struct {
-			n   int64
-			err error
+			n      int64
+			err    error
+			waited bool // the waiting callback ran
 		}
 		done := make(chan result, 1)
 		go func() {
-			n, err := b.RemoveSource(ctx, id, withPages)
-			done <- result{n, err}
+			waited := false
+			n, err := b.RemoveSource(ctx, id, withPages, func() { waited = true })
+			done <- result{n, err, waited}
 		}()
 		// The remover must wait for the writer's lock on the source row.
 		deadline := time.Now().Add(10 * time.Second)
@@ -75,6 +77,9 @@ func TestRemoveSourceWaitsForWritersAndCountsWhatItDeletes(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := <-done
+		if !r.waited {
+			t.Errorf("with pages %v: RemoveSource waited for the writer without calling its waiting callback (the CLI says nothing)", withPages)
+		}
 		var left int
 		if err := b.Pool.QueryRow(ctx, `SELECT count(*) FROM brain.pages WHERE source_id = $1`, id).Scan(&left); err != nil {
 			t.Fatal(err)
@@ -135,7 +140,7 @@ func TestRemoveSourceQueuesBehindAnImport(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		n, err := b.RemoveSource(ctx, "work", true)
+		n, err := b.RemoveSource(ctx, "work", true, nil)
 		done <- result{n, err}
 	}()
 	waitForLock(t, b)
