@@ -68,6 +68,11 @@ func searchCommand() *cli.Command {
 func noWordsNote(w io.Writer, r *search.Response) {
 	terms, ok := r.Meta.Parser["terms"].([]any)
 	if len(r.Results) == 0 && ok && len(terms) == 0 {
+		if negated, _ := r.Meta.Parser["negated"].([]any); len(negated) > 0 {
+			// "-gzip" alone: a negation excludes, it finds nothing by itself.
+			fmt.Fprintln(w, "pgbrain: note: the query only excludes words (a word written -word excludes pages holding it); add a word to search for, or drop the dash to search for the word; see docs/retrieval.md, \"Query grammar\"")
+			return
+		}
 		fmt.Fprintln(w, "pgbrain: note: the query holds no word to search for (only punctuation, symbols or stop words such as 'the'); see docs/retrieval.md, \"Query grammar\"")
 	}
 }

@@ -113,21 +113,25 @@ func TestEmptyQuerySaysWhy(t *testing.T) {
 	if out, errOut, code := pgbrain(t, url, "", "import", dir); code != 0 {
 		t.Fatalf("import: exit %d: %s %s", code, out, errOut)
 	}
+	const noWord, onlyExcludes = "holds no word to search for", "only excludes words"
 	for _, tc := range []struct {
 		cmd, q string
-		note   bool
+		note   string // "" for none
 	}{
-		{"search", "?.,;:", true},
-		{"query", "!!!", true},
-		{"query", "the of and", true},
-		{"search", "zzyzzx", false},
+		{"search", "?.,;:", noWord},
+		{"query", "!!!", noWord},
+		{"query", "the of and", noWord},
+		{"search", "-widgets", onlyExcludes},
+		{"search", "zzyzzx", ""},
 	} {
 		out, errOut, code := pgbrain(t, url, "", tc.cmd, tc.q)
 		if code != 0 || !strings.Contains(out, "no results") {
 			t.Fatalf("%s %q: exit %d, stdout %q, stderr %q", tc.cmd, tc.q, code, out, errOut)
 		}
-		if got := strings.Contains(errOut, "holds no word to search for"); got != tc.note {
-			t.Errorf("%s %q: note %v, want %v; stderr %q", tc.cmd, tc.q, got, tc.note, errOut)
+		for _, note := range []string{noWord, onlyExcludes} {
+			if got := strings.Contains(errOut, note); got != (note == tc.note) {
+				t.Errorf("%s %q: note %q shown %v, want %v; stderr %q", tc.cmd, tc.q, note, got, note == tc.note, errOut)
+			}
 		}
 	}
 }
