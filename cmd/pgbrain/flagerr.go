@@ -48,6 +48,37 @@ func closestFlag(typed string, flags []cli.Flag) string {
 	return best
 }
 
+// commandNotFoundMessage names an unknown command, the closest command of
+// the group it was typed in, and that group's help.
+func commandNotFoundMessage(c *cli.Context, name string) string {
+	cmds, help := c.App.Commands, "pgbrain --help"
+	if c.Command != nil && len(c.Command.Subcommands) > 0 {
+		cmds = c.Command.Subcommands
+		if path := commandPath(c); path != "" {
+			help = "pgbrain " + path + " --help"
+		}
+	}
+	msg := fmt.Sprintf("pgbrain: unknown command %q", name)
+	if s := closestCommand(name, cmds); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	}
+	return msg + fmt.Sprintf(" (see '%s')", help)
+}
+
+// closestCommand is the command name or alias nearest to typed, or "" when
+// none is close (the same bound as closestFlag).
+func closestCommand(typed string, cmds []*cli.Command) string {
+	best, bestD := "", max(1, len([]rune(typed))/3)+1
+	for _, c := range cmds {
+		for _, name := range c.Names() {
+			if d := editDistance(typed, name); d < bestD {
+				best, bestD = name, d
+			}
+		}
+	}
+	return best
+}
+
 // editDistance counts insertions, deletions, substitutions and swaps of
 // adjacent characters (optimal string alignment) between a and b.
 func editDistance(a, b string) int {

@@ -119,6 +119,8 @@ func TestCLIGolden(t *testing.T) {
 			{args: []string{"eval", "replay", "--against", filepath.Join(dir, "missing.ndjson")}},
 			{args: []string{"frobnicate"}, process: true},
 			{args: []string{"eval", "frobnicate"}, process: true},
+			{args: []string{"serch", "widgets"}, process: true},
+			{args: []string{"sources", "remve", "x"}, process: true},
 			{args: []string{"--database-url", down, "list"}},
 		}
 		var out strings.Builder

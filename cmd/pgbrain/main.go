@@ -102,7 +102,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	}
 	setUsageErrors(app.Commands)
 	app.CommandNotFound = func(c *cli.Context, name string) {
-		fmt.Fprintf(c.App.ErrWriter, "pgbrain: unknown command %q (see 'pgbrain --help')\n", name)
+		fmt.Fprintln(c.App.ErrWriter, commandNotFoundMessage(c, name))
 		cli.OsExiter(2)
 	}
 	return app
