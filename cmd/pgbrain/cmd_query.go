@@ -81,6 +81,7 @@ func queryCommand() *cli.Command {
 					fmt.Fprintf(c.App.ErrWriter, "pgbrain: note: %s\n", scrub.Scrub(x.Note))
 				}
 				noWordsNote(c.App.ErrWriter, r)
+				cutNote(c.App.ErrWriter, r)
 				reportUsage(c.App.ErrWriter, meter)
 				if c.Bool("json") && meter != nil {
 					return json.NewEncoder(c.App.Writer).Encode(struct {

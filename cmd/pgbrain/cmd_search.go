@@ -56,6 +56,7 @@ func searchCommand() *cli.Command {
 				}
 				rec.Record(ctx, r, capture.Caller{})
 				noWordsNote(c.App.ErrWriter, r)
+				cutNote(c.App.ErrWriter, r)
 				return printResponse(c.App.Writer, r, c.Bool("json"))
 			})
 		},
@@ -75,6 +76,18 @@ func noWordsNote(w io.Writer, r *search.Response) {
 		}
 		fmt.Fprintln(w, "pgbrain: note: the query holds no word to search for (only punctuation, symbols or stop words such as 'the'); see docs/retrieval.md, \"Query grammar\"")
 	}
+}
+
+// cutNote says when only the start of a long query was read (docs/security.md,
+// "Bounded queries"), so the answer is not taken for one to the whole text.
+func cutNote(w io.Writer, r *search.Response) {
+	cut, ok := r.Meta.Parser["cut"].(map[string]any)
+	if !ok {
+		return
+	}
+	kept, _ := cut["words_kept"].(float64)
+	total, _ := cut["words_total"].(float64)
+	fmt.Fprintf(w, "pgbrain: note: only the start of the query was searched: its first %d distinct words of %d (see docs/security.md, \"Bounded queries\")\n", int(kept), int(total))
 }
 
 // knownSources refuses a --source that names no source, which would

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -195,6 +196,33 @@ func TestGetSuggestsTheSlugOfAFileName(t *testing.T) {
 		}
 		if tt.hint == "" && strings.Contains(errOut, "imports as") {
 			t.Errorf("get %q: %q; a valid slug that is missing needs no file-name hint", tt.arg, errOut)
+		}
+	}
+}
+
+// A query longer than the part search reads says so on stderr; a short one
+// does not.
+func TestLongQuerySaysItWasCut(t *testing.T) {
+	t.Parallel()
+	b := tinyBrain(t)
+	words := make([]string, 40)
+	for i := range words {
+		words[i] = fmt.Sprintf("widget%d", i)
+	}
+	for _, tt := range []struct {
+		cmd, q string
+		note   bool
+	}{
+		{"search", strings.Join(words, " "), true},
+		{"query", strings.Join(words, " "), true},
+		{"search", "widget", false},
+	} {
+		_, errOut, code := pgbrain(t, b.url, "", tt.cmd, tt.q)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tt.cmd, code, errOut)
+		}
+		if got := strings.Contains(errOut, "first 32 distinct words of 40"); got != tt.note {
+			t.Errorf("%s of %d characters: note shown %v, want %v; stderr %q", tt.cmd, len(tt.q), got, tt.note, errOut)
 		}
 	}
 }
