@@ -60,6 +60,8 @@ func TestQueryBound(t *testing.T) {
 		{"a CJK character is a word", strings.Repeat("東京", 3000), strings.Repeat("東京", 64), 2, true},
 		{"33rd distinct CJK character cut", cjkRun(40), cjkRun(32), 40, true},
 		{"general and CJK punctuation separate", "w1—w2–w3…w4「w5」w6、w7。w8！w9", "w1—w2–w3…w4「w5」w6、w7。w8！w9", 9, false},
+		{"all of the fullwidth block's punctuation separates", "w1～w2［w3］w4｛w5｝w6＿w7｀w8｡w9｢w10｣w11､w12･w13￥w14", "w1～w2［w3］w4｛w5｝w6＿w7｀w8｡w9｢w10｣w11､w12･w13￥w14", 14, false},
+		{"fullwidth digits are word characters", "１０～１２ ０", "１０～１２ ０", 3, false},
 		{"one 50,000-character word", strings.Repeat("x", 50000), strings.Repeat("x", 4096), 1, true},
 	}
 	for _, tt := range tests {
