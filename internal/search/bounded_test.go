@@ -232,3 +232,36 @@ func TestHugeQueryIsBounded(t *testing.T) {
 		t.Errorf("the huge query answers %v, its kept part %v", a, k)
 	}
 }
+
+// parse_query's cut report counts the kept words as brain.query_bound
+// does: each CJK character a word, CJK and fullwidth punctuation between.
+func TestParseQueryCutCountsWordsLikeTheBound(t *testing.T) {
+	t.Parallel()
+	b := dbtest.Open(t, testdb.Options{Dim: 8})
+	joined := func(sep string, n int) string {
+		w := make([]string, n)
+		for i := range w {
+			w[i] = fmt.Sprintf("w%d", i)
+		}
+		return strings.Join(w, sep)
+	}
+	for _, tt := range []struct {
+		name                   string
+		q                      string
+		total, kept, charsKept int
+	}{
+		{"spaced words", joined(" ", 40), 40, 32, len(joined(" ", 32))},
+		{"CJK characters", cjkRun(40), 40, 32, 32},
+		{"CJK punctuation", joined("、", 40), 40, 32, len([]rune(joined("、", 32)))},
+		{"fullwidth tilde", joined("～", 40), 40, 32, len([]rune(joined("～", 32)))},
+	} {
+		var total, kept, chars int
+		if err := b.Pool.QueryRow(ctx(t), `SELECT (c->>'words_total')::int, (c->>'words_kept')::int, (c->>'chars_kept')::int
+			FROM (SELECT (brain.parse_query($1)).info->'cut') x (c)`, tt.q).Scan(&total, &kept, &chars); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if total != tt.total || kept != tt.kept || chars != tt.charsKept {
+			t.Errorf("%s: cut {words_total %d, words_kept %d, chars_kept %d}, want {%d, %d, %d}", tt.name, total, kept, chars, tt.total, tt.kept, tt.charsKept)
+		}
+	}
+}
