@@ -21,7 +21,7 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
 	WITH toks AS (
 		SELECT m[1] || m[2] AS piece, lower(m[2]) AS word, t.ord
-		FROM regexp_matches(left(q, 2 * greatest(max_chars, 1)), '([\s!-/:-@\[-`{-~\u2000-\u206f\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]*)([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]|[^\s!-/:-@\[-`{-~\u2000-\u206f\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]+)', 'g') WITH ORDINALITY AS t (m, ord)
+		FROM regexp_matches(left(q, 2 * greatest(max_chars, 1)), '([\s!-/:-@\[-`{-~\u2000-\u206f\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\uffe0-\uffee]*)([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]|[^\s!-/:-@\[-`{-~\u2000-\u206f\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\uffe0-\uffee\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]+)', 'g') WITH ORDINALITY AS t (m, ord)
 	), firsts AS (
 		SELECT min(toks.ord) AS first FROM toks GROUP BY toks.word
 	), stop AS (
@@ -103,7 +103,7 @@ BEGIN
 	END IF;
 	b := brain.query_bound(q);
 	IF b.cut THEN
-		cut_info := jsonb_build_object('words_total', b.words, 'words_kept', (SELECT count(DISTINCT lower(m[1]))::int FROM regexp_matches(b.kept, '[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]|[^\s!-/:-@\[-`{-~\u2000-\u206f\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]+', 'g') m), 'chars_kept', length(b.kept));
+		cut_info := jsonb_build_object('words_total', b.words, 'words_kept', (SELECT count(DISTINCT lower(m[1]))::int FROM regexp_matches(b.kept, '[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]|[^\s!-/:-@\[-`{-~\u2000-\u206f\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\uffe0-\uffee\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]+', 'g') m), 'chars_kept', length(b.kept));
 		q := b.kept;
 	END IF;
 	FOR tok IN

@@ -2,13 +2,14 @@
 --
 -- Guarantees: a DBA override in brain.config (key 'search.<name>') wins;
 -- otherwise the default documented (and tuned) in docs/retrieval.md is
--- returned; an unknown name, or an override that is not a number, is an
--- error naming the key, never a silent NULL or a bare cast error. The vector
--- arm's fusion weight is the trust rule: the offline 'local' embedder (hashed
--- lexemes) is weak and mostly repeats the keyword arm, so it gets a low
--- weight and can only reorder near-ties; any other (semantic) embedder gets
--- the same weight as the keyword arm. rrf_k is 10 for 'local' (a keyword
--- top hit keeps its lead) and the customary 60 otherwise.
+-- returned; an unknown name, or an override that is not a number (or is
+-- out of float8's range), is an error naming the key, never a silent NULL
+-- or a bare cast error. The vector arm's fusion weight is the trust rule:
+-- the offline 'local' embedder (hashed lexemes) is weak and mostly repeats
+-- the keyword arm, so it gets a low weight and can only reorder near-ties;
+-- any other (semantic) embedder gets the same weight as the keyword arm.
+-- rrf_k is 10 for 'local' (a keyword top hit keeps its lead) and the
+-- customary 60 otherwise.
 CREATE OR REPLACE FUNCTION brain.search_setting(name text) RETURNS float8
 LANGUAGE plpgsql STABLE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
@@ -50,6 +51,13 @@ BEGIN
 			USING ERRCODE = 'invalid_parameter_value',
 			      HINT = format('store a number (the default is %s), or delete the row to use the default: DELETE FROM brain.config WHERE key = %L', d, 'search.' || name);
 	END IF;
-	RETURN v::float8;
+	BEGIN
+		RETURN v::float8;
+	EXCEPTION WHEN numeric_value_out_of_range THEN
+		-- "1e999" passes the check but not the cast.
+		RAISE EXCEPTION 'brain.config key search.% holds %, which is out of range for a number', name, quote_literal(v)
+			USING ERRCODE = 'invalid_parameter_value',
+			      HINT = format('store a number (the default is %s), or delete the row to use the default: DELETE FROM brain.config WHERE key = %L', d, 'search.' || name);
+	END;
 END
 $fn$;

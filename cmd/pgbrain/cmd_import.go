@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
+	"unicode"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/text/unicode/norm"
@@ -96,6 +98,10 @@ func printWarnings(w io.Writer, s ingest.Summary) {
 			// typed on macOS beside the same name typed elsewhere): they
 			// print alike, so spell out their code points.
 			fmt.Fprintf(w, "pgbrain: %+q is stored as %s: %+q, the same name in another Unicode normalization, already maps to %s\n", c.Path, c.Slug, c.KeptBy, c.PlainSlug)
+		} else if c.KeptBy != "" && dropFormat(norm.NFC.String(c.KeptBy)) == dropFormat(norm.NFC.String(c.Path)) {
+			// They differ only in invisible characters (a soft hyphen, a
+			// zero-width joiner, a bidi mark), which slugs drop.
+			fmt.Fprintf(w, "pgbrain: %+q is stored as %s: %+q, the same name with other invisible characters, already maps to %s\n", c.Path, c.Slug, c.KeptBy, c.PlainSlug)
 		} else if c.KeptBy != "" {
 			fmt.Fprintf(w, "pgbrain: %s is stored as %s: %s already maps to %s\n", c.Path, c.Slug, c.KeptBy, c.PlainSlug)
 		} else {
@@ -105,6 +111,17 @@ func printWarnings(w io.Writer, s ingest.Summary) {
 	if s.PruneSkipped != "" {
 		fmt.Fprintf(w, "pgbrain: not pruned: %s\n", s.PruneSkipped)
 	}
+}
+
+// dropFormat is s without format characters (Unicode category Cf), which
+// print as nothing.
+func dropFormat(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 func printSummary(w io.Writer, s ingest.Summary) {

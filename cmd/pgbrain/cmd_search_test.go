@@ -185,6 +185,8 @@ func TestGetSuggestsTheSlugOfAFileName(t *testing.T) {
 	}{
 		{"My Page", `imports as "my-page"`},
 		{"Notes/Café Menu", `imports as "notes/café-menu"`},
+		{"My Page.md", `a file named My Page.md imports as "my-page",`},
+		{"people/alice.MD", `a file named people/alice.md imports as "people/alice",`},
 		{"nosuch", ""},
 	} {
 		_, errOut, code := pgbrain(t, b.url, "", "get", tt.arg)

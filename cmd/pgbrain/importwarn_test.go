@@ -19,6 +19,10 @@ func TestCollisionWarnings(t *testing.T) {
 			"pgbrain: C#.md is stored as c-2: C.md already maps to c\n"},
 		{ingest.Collision{Path: "Cafe\u0301.md", Slug: "café-2", PlainSlug: "café", KeptBy: "Caf\u00e9.md"},
 			`pgbrain: "Cafe\u0301.md" is stored as café-2: "Caf\u00e9.md", the same name in another Unicode normalization, already maps to café` + "\n"},
+		{ingest.Collision{Path: "A\u00adB.md", Slug: "ab-2", PlainSlug: "ab", KeptBy: "AB.md"},
+			`pgbrain: "A\u00adB.md" is stored as ab-2: "AB.md", the same name with other invisible characters, already maps to ab` + "\n"},
+		{ingest.Collision{Path: "Cafe\u0301\u200d.md", Slug: "café-2", PlainSlug: "café", KeptBy: "Caf\u00e9.md"},
+			`pgbrain: "Cafe\u0301\u200d.md" is stored as café-2: "Caf\u00e9.md", the same name with other invisible characters, already maps to café` + "\n"},
 		{ingest.Collision{Path: "B.md", Slug: "b-2", PlainSlug: "b"},
 			"pgbrain: B.md is stored as b-2, the slug an earlier import gave it when another file mapped to b\n"},
 	}

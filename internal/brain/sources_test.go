@@ -212,3 +212,31 @@ func waitForLock(t *testing.T, b *brain.Brain) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// Nothing holds the source: RemoveSource neither waits nor says it waits
+// (the CLI would print "waiting for a write" for nothing).
+func TestRemoveSourceUncontendedDoesNotSayItWaits(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := dbtest.Open(t)
+	for _, tt := range []struct {
+		id, want string // want: the error, or "" for a removal
+	}{
+		{"idle", ""},
+		{"nosuch", `source "nosuch" does not exist`},
+	} {
+		if tt.want == "" {
+			if err := b.AddSource(ctx, tt.id, tt.id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		waited := false
+		_, err := b.RemoveSource(ctx, tt.id, true, func() { waited = true })
+		if (tt.want == "" && err != nil) || (tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want))) {
+			t.Errorf("removing %s: %v, want %q", tt.id, err, tt.want)
+		}
+		if waited {
+			t.Errorf("removing %s, which nothing holds: the waiting callback ran", tt.id)
+		}
+	}
+}

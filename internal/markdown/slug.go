@@ -183,9 +183,6 @@ func hasDrivePrefix(p string) bool {
 	return c >= 'a' && c <= 'z'
 }
 
-// slugSegment cleans one path segment (see SlugFromPath). Lower-casing can
-// decompose (U+0130 becomes "i" and a combining dot) and dropping format
-// characters can let neighbours compose, so it repeats until stable.
 // SuggestSlug is the slug a file named name + ".md" would import as, for a
 // name a person typed that is not a slug. ok is false when that slug is no
 // name to suggest: the path is refused, or a segment has nothing a slug
@@ -200,6 +197,9 @@ func SuggestSlug(name string) (slug string, ok bool) {
 	return slug, err == nil
 }
 
+// slugSegment cleans one path segment (see SlugFromPath). Lower-casing can
+// decompose (U+0130 becomes "i" and a combining dot) and dropping format
+// characters can let neighbours compose, so it repeats until stable.
 func slugSegment(s string) string {
 	for i := 0; i < 4; i++ {
 		next := cleanSegment(s)

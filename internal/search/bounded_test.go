@@ -60,6 +60,8 @@ func TestQueryBound(t *testing.T) {
 		{"a CJK character is a word", strings.Repeat("東京", 3000), strings.Repeat("東京", 64), 2, true},
 		{"33rd distinct CJK character cut", cjkRun(40), cjkRun(32), 40, true},
 		{"general and CJK punctuation separate", "w1—w2–w3…w4「w5」w6、w7。w8！w9", "w1—w2–w3…w4「w5」w6、w7。w8！w9", 9, false},
+		{"all of the fullwidth block's punctuation separates", "w1～w2［w3］w4｛w5｝w6＿w7｀w8｡w9｢w10｣w11､w12･w13￥w14", "w1～w2［w3］w4｛w5｝w6＿w7｀w8｡w9｢w10｣w11､w12･w13￥w14", 14, false},
+		{"fullwidth digits are word characters", "１０～１２ ０", "１０～１２ ０", 3, false},
 		{"one 50,000-character word", strings.Repeat("x", 50000), strings.Repeat("x", 4096), 1, true},
 	}
 	for _, tt := range tests {
@@ -228,5 +230,38 @@ func TestHugeQueryIsBounded(t *testing.T) {
 	}
 	if a, k := slugsOf(huge), slugsOf(kept); !slices.Equal(a, k) {
 		t.Errorf("the huge query answers %v, its kept part %v", a, k)
+	}
+}
+
+// parse_query's cut report counts the kept words as brain.query_bound
+// does: each CJK character a word, CJK and fullwidth punctuation between.
+func TestParseQueryCutCountsWordsLikeTheBound(t *testing.T) {
+	t.Parallel()
+	b := dbtest.Open(t, testdb.Options{Dim: 8})
+	joined := func(sep string, n int) string {
+		w := make([]string, n)
+		for i := range w {
+			w[i] = fmt.Sprintf("w%d", i)
+		}
+		return strings.Join(w, sep)
+	}
+	for _, tt := range []struct {
+		name                   string
+		q                      string
+		total, kept, charsKept int
+	}{
+		{"spaced words", joined(" ", 40), 40, 32, len(joined(" ", 32))},
+		{"CJK characters", cjkRun(40), 40, 32, 32},
+		{"CJK punctuation", joined("、", 40), 40, 32, len([]rune(joined("、", 32)))},
+		{"fullwidth tilde", joined("～", 40), 40, 32, len([]rune(joined("～", 32)))},
+	} {
+		var total, kept, chars int
+		if err := b.Pool.QueryRow(ctx(t), `SELECT (c->>'words_total')::int, (c->>'words_kept')::int, (c->>'chars_kept')::int
+			FROM (SELECT (brain.parse_query($1)).info->'cut') x (c)`, tt.q).Scan(&total, &kept, &chars); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if total != tt.total || kept != tt.kept || chars != tt.charsKept {
+			t.Errorf("%s: cut {words_total %d, words_kept %d, chars_kept %d}, want {%d, %d, %d}", tt.name, total, kept, chars, tt.total, tt.kept, tt.charsKept)
+		}
 	}
 }

@@ -157,6 +157,10 @@ func TestEveryScriptIsFound(t *testing.T) {
 		{"東京", "ja/meeting"},
 		{"打ち合わせ", "ja/meeting"},
 		{"プロジェクト", "ja/meeting"},
+		// Cut at its 33rd distinct character (brain.query_bound), a long
+		// Japanese query still holds the sentence it was taken from.
+		{"来週は東京で新しいプロジェクトの打ち合わせがあります。会議室は三階の大きな部屋です、資料を持参してください", "ja/meeting"},
+		{"プロジェクトのplan", "ja/meeting"},
 		{"cafe", "fr/cafe"},
 		{"café", "fr/cafe"},
 		{"Strasse", "de/street"},
