@@ -71,7 +71,9 @@ END;
 -- * info: jsonb {terms, phrases, negated, or_groups, strict, cut} describing
 --   what the parser did, reported in search meta; cut is null when all of q
 --   was read, else {words_total, words_kept, chars_kept} (words_total counts
---   the distinct words of the first 8,192 characters).
+--   the distinct words of the first 8,192 characters), plus groups_kept (64)
+--   when words the cut counted as one made more than 64 word groups and the
+--   rest of the plain words were not read.
 CREATE OR REPLACE FUNCTION brain.parse_query(q text,
 	OUT terms text[], OUT strict_q tsquery, OUT filter_q tsquery, OUT groups tsquery[], OUT info jsonb)
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
@@ -94,6 +96,12 @@ DECLARE
 	first_group boolean;
 	b record;
 	cut_info jsonb;
+	-- Words the cut counts as one ("a·b·c", "x→y", emoji between words)
+	-- can be many parser words; past this many word groups, further plain
+	-- words are not read (a query of 32 distinct words has at most 32
+	-- groups, and a CJK run of 32 characters 31 bigrams).
+	max_groups CONSTANT int := 64;
+	groups_capped boolean := false;
 BEGIN
 	terms := '{}';
 	groups := '{}';
@@ -135,6 +143,11 @@ BEGIN
 		END IF;
 		-- Plain word(s): one group per parser word; a hyphenated word and
 		-- its parts (which ts_debug lists right after it) form one group.
+		IF cardinality(comps) >= max_groups THEN
+			groups_capped := true;
+			pending_or := false;
+			CONTINUE;
+		END IF;
 		tok_groups := '{}';
 		comp_lex := NULL;
 		parts := NULL;
@@ -184,14 +197,17 @@ BEGIN
 		first_group := true;
 		FOREACH g IN ARRAY tok_groups LOOP
 			CONTINUE WHEN g IS NULL OR numnode(g) = 0;
-			terms := terms || brain.tsquery_terms(g);
 			IF first_group AND pending_or THEN
 				comps[cardinality(comps)] := comps[cardinality(comps)] || g;
 				n_or := n_or + 1;
+				terms := terms || brain.tsquery_terms(g);
 			ELSIF g = ANY (comps) THEN
 				NULL; -- a repeated word adds nothing to a bag of words
+			ELSIF cardinality(comps) >= max_groups THEN
+				groups_capped := true;
 			ELSE
 				comps := comps || g;
+				terms := terms || brain.tsquery_terms(g);
 			END IF;
 			first_group := false;
 		END LOOP;
@@ -206,6 +222,10 @@ BEGIN
 		IF filter_q IS NOT NULL THEN
 			strict_q := CASE WHEN strict_q IS NULL THEN filter_q ELSE strict_q && filter_q END;
 		END IF;
+	END IF;
+	IF groups_capped THEN
+		cut_info := coalesce(cut_info, jsonb_build_object('words_total', b.words, 'words_kept', b.words, 'chars_kept', length(q)))
+			|| jsonb_build_object('groups_kept', max_groups);
 	END IF;
 	info := jsonb_build_object('terms', to_jsonb(terms), 'phrases', to_jsonb(phrases),
 		'negated', to_jsonb(negated), 'or_groups', n_or, 'strict', strict_q::text, 'cut', cut_info);

@@ -85,6 +85,10 @@ func cutNote(w io.Writer, r *search.Response) {
 	if !ok {
 		return
 	}
+	if groups, ok := cut["groups_kept"].(float64); ok {
+		fmt.Fprintf(w, "pgbrain: note: only the start of the query was searched: its first %d word groups (see docs/security.md, \"Bounded queries\")\n", int(groups))
+		return
+	}
 	kept, _ := cut["words_kept"].(float64)
 	total, _ := cut["words_total"].(float64)
 	fmt.Fprintf(w, "pgbrain: note: only the start of the query was searched: its first %d distinct words of %d (see docs/security.md, \"Bounded queries\")\n", int(kept), int(total))

@@ -211,20 +211,25 @@ func TestLongQuerySaysItWasCut(t *testing.T) {
 	for i := range words {
 		words[i] = fmt.Sprintf("widget%d", i)
 	}
+	dotted := make([]string, 100)
+	for i := range dotted {
+		dotted[i] = fmt.Sprintf("widget%d", i)
+	}
 	for _, tt := range []struct {
 		cmd, q string
-		note   bool
+		note   string // "" for none
 	}{
-		{"search", strings.Join(words, " "), true},
-		{"query", strings.Join(words, " "), true},
-		{"search", "widget", false},
+		{"search", strings.Join(words, " "), "first 32 distinct words of 40"},
+		{"query", strings.Join(words, " "), "first 32 distinct words of 40"},
+		{"search", strings.Join(dotted, "·"), "first 64 word groups"},
+		{"search", "widget", ""},
 	} {
 		_, errOut, code := pgbrain(t, b.url, "", tt.cmd, tt.q)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", tt.cmd, code, errOut)
 		}
-		if got := strings.Contains(errOut, "first 32 distinct words of 40"); got != tt.note {
-			t.Errorf("%s of %d characters: note shown %v, want %v; stderr %q", tt.cmd, len(tt.q), got, tt.note, errOut)
+		if got, want := strings.Contains(errOut, "only the start of the query"), tt.note != ""; got != want || !strings.Contains(errOut, tt.note) {
+			t.Errorf("%s of %d characters: stderr %q; want the note %q", tt.cmd, len(tt.q), errOut, tt.note)
 		}
 	}
 }

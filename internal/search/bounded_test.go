@@ -265,3 +265,41 @@ func TestParseQueryCutCountsWordsLikeTheBound(t *testing.T) {
 		}
 	}
 }
+
+// Words the cut counts as one ("w1·w2·…", arrows, emoji between words) can be
+// many parser words: brain.parse_query reads at most 64 word groups and says
+// so in its cut report, while a query within the bound is read whole.
+func TestParseQueryCapsWordGroups(t *testing.T) {
+	t.Parallel()
+	b := dbtest.Open(t, testdb.Options{Dim: 8})
+	joined := func(sep string, n int) string {
+		w := make([]string, n)
+		for i := range w {
+			w[i] = fmt.Sprintf("w%d", i)
+		}
+		return strings.Join(w, sep)
+	}
+	for _, tt := range []struct {
+		name   string
+		q      string
+		groups int
+		capped bool
+	}{
+		{"middle dots", joined("·", 300), 64, true},
+		{"arrows", joined("→", 300), 64, true},
+		{"emoji", joined("🍣", 300), 64, true},
+		{"40 dotted words are read whole", joined("·", 40), 40, false},
+		{"32 spaced words", joined(" ", 32), 32, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var groups int
+			var groupsKept *int
+			if err := b.Pool.QueryRow(ctx(t), `SELECT cardinality(p.groups), (p.info -> 'cut' ->> 'groups_kept')::int FROM brain.parse_query($1) p`, tt.q).Scan(&groups, &groupsKept); err != nil {
+				t.Fatal(err)
+			}
+			if groups != tt.groups || (groupsKept != nil) != tt.capped {
+				t.Errorf("%d groups, cut groups_kept %v; want %d groups, capped %v", groups, groupsKept, tt.groups, tt.capped)
+			}
+		})
+	}
+}
