@@ -51,7 +51,11 @@ func putCommand() *cli.Command {
 				case sum.Updated > 0:
 					state = "updated"
 				}
-				fmt.Fprintf(c.App.ErrWriter, "pgbrain: %s %s (%s)\n", state, c.Args().First(), count(sum.Chunks, "chunk", "chunks"))
+				fmt.Fprintf(c.App.ErrWriter, "pgbrain: %s %s (%s)", state, c.Args().First(), count(sum.Chunks, "chunk", "chunks"))
+				if sum.NowPut {
+					fmt.Fprint(c.App.ErrWriter, "; it was imported from a file and is now a page written by name, which import --prune keeps")
+				}
+				fmt.Fprintln(c.App.ErrWriter)
 				return nil
 			})
 		},

@@ -145,3 +145,23 @@ func TestPutRefusesEmptyInputAndListAnUnknownSource(t *testing.T) {
 		t.Errorf("list --source nosuch: exit %d, %q; want an error naming the source", code, errOut)
 	}
 }
+
+// put of exactly an imported page's content says that the page is now one
+// written by name (which import --prune keeps); a second such put does not.
+func TestPutOfAnImportedPagesContentSaysItIsNowPut(t *testing.T) {
+	t.Parallel()
+	url := testdb.New(t)
+	dir := t.TempDir()
+	const content = "# Awk\n\npattern scanning\n"
+	writeFile(t, filepath.Join(dir, "awk.md"), content)
+	if _, errOut, code := pgbrain(t, url, "", "import", "--no-embed", dir); code != 0 {
+		t.Fatalf("import: %s", errOut)
+	}
+	const note = "is now a page written by name, which import --prune keeps"
+	for i, want := range []bool{true, false} {
+		_, errOut, code := pgbrain(t, url, content, "put", "--no-embed", "awk")
+		if code != 0 || !strings.Contains(errOut, "unchanged awk") || strings.Contains(errOut, note) != want {
+			t.Errorf("put %d of the imported content: exit %d, %q; want unchanged, note shown %v", i+1, code, errOut, want)
+		}
+	}
+}
