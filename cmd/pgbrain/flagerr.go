@@ -33,19 +33,17 @@ func flagMessage(err error, flags []cli.Flag) string {
 
 // closestFlag is the name among flags fewest edits away from typed (a typo,
 // a swapped pair), if that is at most one edit per three characters, or "".
+// One-letter aliases are left out: any short typo is near them.
 func closestFlag(typed string, flags []cli.Flag) string {
-	best, bestD := "", max(1, len([]rune(typed))/3)+1
+	var names []string
 	for _, f := range flags {
 		for _, name := range f.Names() {
-			if len(name) < 2 {
-				continue
-			}
-			if d := editDistance(typed, name); d < bestD {
-				best, bestD = name, d
+			if len(name) >= 2 {
+				names = append(names, name)
 			}
 		}
 	}
-	return best
+	return closest(typed, names)
 }
 
 // commandNotFoundMessage names an unknown command, the closest command of
@@ -66,14 +64,22 @@ func commandNotFoundMessage(c *cli.Context, name string) string {
 }
 
 // closestCommand is the command name or alias nearest to typed, or "" when
-// none is close (the same bound as closestFlag).
+// none is close (the bound of closest).
 func closestCommand(typed string, cmds []*cli.Command) string {
-	best, bestD := "", max(1, len([]rune(typed))/3)+1
+	var names []string
 	for _, c := range cmds {
-		for _, name := range c.Names() {
-			if d := editDistance(typed, name); d < bestD {
-				best, bestD = name, d
-			}
+		names = append(names, c.Names()...)
+	}
+	return closest(typed, names)
+}
+
+// closest is the name fewest edits away from typed, if that is at most one
+// edit per three characters of typed, or "" (the first of equals wins).
+func closest(typed string, names []string) string {
+	best, bestD := "", max(1, len([]rune(typed))/3)+1
+	for _, name := range names {
+		if d := editDistance(typed, name); d < bestD {
+			best, bestD = name, d
 		}
 	}
 	return best
