@@ -93,24 +93,38 @@ func printWarnings(w io.Writer, s ingest.Summary) {
 		fmt.Fprintf(w, "pgbrain: skipped %s: %s\n", k.Path, k.Reason)
 	}
 	for _, c := range s.Collisions {
-		if c.KeptBy != "" && norm.NFC.String(c.KeptBy) == norm.NFC.String(c.Path) {
-			// The two names differ only in Unicode normalization (a name
-			// typed on macOS beside the same name typed elsewhere): they
-			// print alike, so spell out their code points.
-			fmt.Fprintf(w, "pgbrain: %+q is stored as %s: %+q, the same name in another Unicode normalization, already maps to %s\n", c.Path, c.Slug, c.KeptBy, c.PlainSlug)
-		} else if c.KeptBy != "" && dropFormat(norm.NFC.String(c.KeptBy)) == dropFormat(norm.NFC.String(c.Path)) {
-			// They differ only in invisible characters (a soft hyphen, a
-			// zero-width joiner, a bidi mark), which slugs drop.
-			fmt.Fprintf(w, "pgbrain: %+q is stored as %s: %+q, the same name with other invisible characters, already maps to %s\n", c.Path, c.Slug, c.KeptBy, c.PlainSlug)
-		} else if c.KeptBy != "" {
-			fmt.Fprintf(w, "pgbrain: %s is stored as %s: %s already maps to %s\n", c.Path, c.Slug, c.KeptBy, c.PlainSlug)
-		} else {
+		var how string // how the two names print alike, if they do
+		if c.KeptBy != "" {
+			how = lookAlike(c.Path, c.KeptBy)
+		}
+		switch {
+		case c.KeptBy == "":
 			fmt.Fprintf(w, "pgbrain: %s is stored as %s, the slug an earlier import gave it when another file mapped to %s\n", c.Path, c.Slug, c.PlainSlug)
+		case how != "":
+			// The two names print alike, so spell out their code points.
+			fmt.Fprintf(w, "pgbrain: %+q is stored as %s: %+q, the same name %s, already maps to %s\n", c.Path, c.Slug, c.KeptBy, how, c.PlainSlug)
+		default:
+			fmt.Fprintf(w, "pgbrain: %s is stored as %s: %s already maps to %s\n", c.Path, c.Slug, c.KeptBy, c.PlainSlug)
 		}
 	}
 	if s.PruneSkipped != "" {
 		fmt.Fprintf(w, "pgbrain: not pruned: %s\n", s.PruneSkipped)
 	}
+}
+
+// lookAlike says how two different names print alike: "in another Unicode
+// normalization" (a name typed on macOS beside the same name typed
+// elsewhere), "with other invisible characters" (a soft hyphen, a
+// zero-width joiner, a bidi mark, which slugs drop), or "" when they do not.
+func lookAlike(a, b string) string {
+	a, b = norm.NFC.String(a), norm.NFC.String(b)
+	switch {
+	case a == b:
+		return "in another Unicode normalization"
+	case dropFormat(a) == dropFormat(b):
+		return "with other invisible characters"
+	}
+	return ""
 }
 
 // dropFormat is s without format characters (Unicode category Cf), which
