@@ -15,6 +15,7 @@ LANGUAGE plpgsql STABLE SET search_path = brain, {{.vector_schema}}, pg_temp AS 
 DECLARE
 	v text;
 	d float8;
+	problem text;
 BEGIN
 	d := CASE name
 		WHEN 'keyword_weight' THEN 1.0
@@ -46,18 +47,17 @@ BEGIN
 	END IF;
 	-- Checked before the cast, so a typo a DBA stored names itself instead
 	-- of failing every search with a bare cast error.
-	IF v !~ '^\s*[-+]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][-+]?[0-9]+)?\s*$' THEN
-		RAISE EXCEPTION 'brain.config key search.% holds %, which is not a number', name, quote_literal(v)
-			USING ERRCODE = 'invalid_parameter_value',
-			      HINT = format('store a number (the default is %s), or delete the row to use the default: DELETE FROM brain.config WHERE key = %L', d, 'search.' || name);
+	IF v ~ '^\s*[-+]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][-+]?[0-9]+)?\s*$' THEN
+		BEGIN
+			RETURN v::float8;
+		EXCEPTION WHEN numeric_value_out_of_range THEN
+			problem := 'out of range for a number'; -- "1e999" passes the check but not the cast
+		END;
+	ELSE
+		problem := 'not a number';
 	END IF;
-	BEGIN
-		RETURN v::float8;
-	EXCEPTION WHEN numeric_value_out_of_range THEN
-		-- "1e999" passes the check but not the cast.
-		RAISE EXCEPTION 'brain.config key search.% holds %, which is out of range for a number', name, quote_literal(v)
-			USING ERRCODE = 'invalid_parameter_value',
-			      HINT = format('store a number (the default is %s), or delete the row to use the default: DELETE FROM brain.config WHERE key = %L', d, 'search.' || name);
-	END;
+	RAISE EXCEPTION 'brain.config key search.% holds %, which is %', name, quote_literal(v), problem
+		USING ERRCODE = 'invalid_parameter_value',
+		      HINT = format('store a number (the default is %s), or delete the row to use the default: DELETE FROM brain.config WHERE key = %L', d, 'search.' || name);
 END
 $fn$;
