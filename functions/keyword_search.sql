@@ -386,10 +386,10 @@ $fn$;
 -- system"). Known-item queries name a thing in the words its page uses
 -- side by side; docs/retrieval.md, "Word proximity", has the measurement.
 -- At most 31 pairs, of the first 32 groups: brain.query_bound keeps 32
--- distinct words, but a run of CJK characters, or words joined by
--- punctuation outside ASCII ("a—b—c"), is one word there and one group per
--- bigram or word here (a 4,000-character CJK query made 3,900 pairs, 50 x
--- 3,900 matches, a second of the arm's time).
+-- distinct words, but words it counts as one ("a·b·c", "x→y") can be
+-- several groups, up to the 64 brain.parse_query reads (before both bounds
+-- a 4,000-character CJK query made 3,900 pairs, 50 x 3,900 matches, a
+-- second of the arm's time).
 -- A group's AND (a hyphenated word's parts, in order) becomes a phrase
 -- here: inside a phrase PostgreSQL reads a & b as both at one position,
 -- which never matches, and the compound's own lexeme stands before its

@@ -111,7 +111,8 @@ BEGIN
 	END IF;
 	b := brain.query_bound(q);
 	IF b.cut THEN
-		cut_info := jsonb_build_object('words_total', b.words, 'words_kept', (SELECT count(DISTINCT lower(m[1]))::int FROM regexp_matches(b.kept, '[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]|[^\s!-/:-@\[-`{-~\u2000-\u206f\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\uffe0-\uffee\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]+', 'g') m), 'chars_kept', length(b.kept));
+		-- The kept part's own word count, by the same definition of a word.
+		cut_info := jsonb_build_object('words_total', b.words, 'words_kept', (brain.query_bound(b.kept)).words, 'chars_kept', length(b.kept));
 		q := b.kept;
 	END IF;
 	FOR tok IN
