@@ -10,7 +10,9 @@
 -- takes the next one.
 -- Guarantees: pages whose content_hash is unchanged are not touched (no row
 -- version, no trigger, no re-embedding; a put may set their origin, below);
--- a changed page's chunks are replaced as a whole; new and changed pages are reported separately; a new or
+-- a changed page's chunks are replaced as a whole; new and changed pages are
+-- reported separately, and so are unchanged pages a put made 'put'
+-- (marked_put); a new or
 -- changed page takes the given origin ('file' for an import of a directory,
 -- 'put' for a single page written by name: only 'file' pages are pruned);
 -- a page written by name is 'put' afterwards even when its content was
@@ -56,9 +58,12 @@ END
 $fn$;
 
 DROP FUNCTION IF EXISTS brain.import_apply(text);
+DROP FUNCTION IF EXISTS brain.import_apply(text, text);
 CREATE OR REPLACE FUNCTION brain.import_apply(p_source text, p_origin text DEFAULT 'file')
-RETURNS TABLE (added bigint, updated bigint, unchanged bigint)
+RETURNS TABLE (added bigint, updated bigint, unchanged bigint, marked_put bigint)
 LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+DECLARE
+	n_marked bigint := 0;
 BEGIN
 	-- The source's row first, before any page or chunk of it: removing a
 	-- source locks that row first too (brain.RemoveSource), so the two
@@ -98,6 +103,7 @@ BEGIN
 		UPDATE brain.pages p SET origin = 'put'
 		FROM pg_temp.import_pages s
 		WHERE p.source_id = p_source AND p.slug = s.slug AND p.origin <> 'put';
+		GET DIAGNOSTICS n_marked = ROW_COUNT;
 	END IF;
 
 	INSERT INTO brain.chunks (id, page_id, chunk_index, chunk_source, text, embedding)
@@ -109,7 +115,8 @@ BEGIN
 	RETURN QUERY
 	SELECT count(*) FILTER (WHERE a.inserted),
 	       count(*) FILTER (WHERE NOT a.inserted),
-	       (SELECT count(*) FROM pg_temp.import_pages) - count(*)
+	       (SELECT count(*) FROM pg_temp.import_pages) - count(*),
+	       n_marked
 	FROM pg_temp.import_applied a;
 END
 $fn$;

@@ -52,7 +52,7 @@ func putCommand() *cli.Command {
 					state = "updated"
 				}
 				fmt.Fprintf(c.App.ErrWriter, "pgbrain: %s %s (%s)", state, c.Args().First(), count(sum.Chunks, "chunk", "chunks"))
-				if sum.NowPut {
+				if sum.MarkedPut > 0 {
 					fmt.Fprint(c.App.ErrWriter, "; it was imported from a file and is now a page written by name, which import --prune keeps")
 				}
 				fmt.Fprintln(c.App.ErrWriter)

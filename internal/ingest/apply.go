@@ -119,7 +119,7 @@ func applyBatch(ctx context.Context, b *brain.Brain, opts Options, batch []parse
 		}
 		slugs[i], cats[i] = pg.Slug, p.pii
 	}
-	var added, updated, unchanged int
+	var added, updated, unchanged, markedPut int
 	err := pgx.BeginFunc(ctx, b.Pool, func(tx pgx.Tx) error {
 		if opts.NoEmbed {
 			if _, err := tx.Exec(ctx, `SET LOCAL brain.embed = 'off'`); err != nil {
@@ -139,8 +139,8 @@ func applyBatch(ctx context.Context, b *brain.Brain, opts Options, batch []parse
 			pgx.CopyFromRows(chunkRows)); err != nil {
 			return fmt.Errorf("copying chunks: %w", err)
 		}
-		if err := tx.QueryRow(ctx, `SELECT added, updated, unchanged FROM brain.import_apply($1, $2)`, opts.Source, opts.origin).
-			Scan(&added, &updated, &unchanged); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT added, updated, unchanged, marked_put FROM brain.import_apply($1, $2)`, opts.Source, opts.origin).
+			Scan(&added, &updated, &unchanged, &markedPut); err != nil {
 			return fmt.Errorf("applying import batch: %w", err)
 		}
 		if opts.NoClassify {
@@ -154,6 +154,7 @@ func applyBatch(ctx context.Context, b *brain.Brain, opts Options, batch []parse
 	sum.Added += added
 	sum.Updated += updated
 	sum.Unchanged += unchanged
+	sum.MarkedPut += markedPut
 	sum.Chunks += len(chunkRows)
 	return nil
 }

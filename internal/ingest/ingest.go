@@ -6,7 +6,6 @@ package ingest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"time"
@@ -91,10 +90,10 @@ type Summary struct {
 	Collisions []Collision `json:"collisions"`
 	// PruneSkipped says why a requested prune deleted nothing.
 	PruneSkipped string `json:"prune_skipped,omitempty"`
-	// NowPut is set by PutPage when an unchanged page was an imported one:
-	// it is a page written by name now, which import --prune keeps.
-	NowPut  bool          `json:"now_put,omitempty"`
-	Elapsed time.Duration `json:"-"`
+	// MarkedPut counts unchanged imported pages that PutPage made pages
+	// written by name, which import --prune keeps.
+	MarkedPut int           `json:"marked_put,omitempty"`
+	Elapsed   time.Duration `json:"-"`
 }
 
 // DefaultBatchPages is how many pages a batch holds at most. Every batch
@@ -222,15 +221,10 @@ func PutPage(ctx context.Context, b *brain.Brain, slug string, data []byte, opts
 	if err != nil {
 		return sum, fmt.Errorf("page %s: %w", slug, err)
 	}
-	var before string // the page's origin before this write, "" when new
-	if err := b.Pool.QueryRow(ctx, `SELECT origin FROM brain.pages WHERE source_id = $1 AND slug = $2`, opts.Source, slug).Scan(&before); err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return sum, fmt.Errorf("page %s: reading its origin: %w", slug, err)
-	}
 	p := prepare(slug, page, opts)
 	if err := writeBatch(ctx, b, opts, []parsed{p}, &sum); err != nil {
 		return sum, err
 	}
-	sum.NowPut = sum.Unchanged == 1 && before == "file"
 	if sum.Failed > 0 {
 		return sum, fmt.Errorf("page %s: %s", slug, sum.Failures[0].Reason)
 	}

@@ -117,8 +117,8 @@ func TestPruneKeepsPagesNotWrittenByAnImport(t *testing.T) {
 	// Putting exactly a file's content under its slug still makes the page
 	// one written by name, which a prune keeps after the file is gone.
 	content := []byte("# A\n\nfile page a\n")
-	if _, err := PutPage(ctx, b, "a", content, Options{NoEmbed: true}); err != nil {
-		t.Fatal(err)
+	if sum, err := PutPage(ctx, b, "a", content, Options{NoEmbed: true}); err != nil || sum.Unchanged != 1 || sum.MarkedPut != 1 {
+		t.Fatalf("put of page a's unchanged content: %+v, %v; want it unchanged and marked put", sum, err)
 	}
 	if o := origins()["a"]; o != "put" {
 		t.Errorf("page a after a put of its unchanged content has origin %q, want put", o)
