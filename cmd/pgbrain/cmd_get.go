@@ -30,15 +30,18 @@ func getCommand() *cli.Command {
 			}
 			return withBrain(c, brain.RoleReader, func(ctx context.Context, b *brain.Brain) error {
 				p, err := b.GetPage(ctx, source, markdown.NormalizeSlug(slug))
-				// A file name typed as it is on disk ("C#", "Notes/My Page",
-				// "people/alice.md"): say which slug that file imports as.
-				name, typedExt := slug, len(slug) >= 3 && strings.EqualFold(slug[len(slug)-3:], ".md")
-				if typedExt {
-					name = slug[:len(slug)-3]
-				}
-				if errors.Is(err, brain.ErrPageNotFound) && (typedExt || !markdown.ValidSlug(markdown.NormalizeSlug(slug))) {
-					if s, ok := markdown.SuggestSlug(name); ok && s != markdown.NormalizeSlug(slug) {
-						return fmt.Errorf("%w; a file named %s.md imports as %q, or with a suffix when another file maps there too: 'pgbrain list' shows the slugs", err, name, s)
+				if errors.Is(err, brain.ErrPageNotFound) {
+					// A file name typed as it is on disk ("C#", "Notes/My
+					// Page", "people/alice.md"): say which slug that file
+					// imports as.
+					name, typedExt := slug, len(slug) >= 3 && strings.EqualFold(slug[len(slug)-3:], ".md")
+					if typedExt {
+						name = slug[:len(slug)-3]
+					}
+					if typedExt || !markdown.ValidSlug(markdown.NormalizeSlug(slug)) {
+						if s, ok := markdown.SuggestSlug(name); ok && s != markdown.NormalizeSlug(slug) {
+							return fmt.Errorf("%w; a file named %s.md imports as %q, or with a suffix when another file maps there too: 'pgbrain list' shows the slugs", err, name, s)
+						}
 					}
 				}
 				if err != nil {
