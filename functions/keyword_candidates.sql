@@ -15,7 +15,11 @@
 CREATE OR REPLACE FUNCTION brain.keyword_candidates(
 	q tsquery, cap int, source_ids text[] DEFAULT NULL, compiled_only boolean DEFAULT false)
 RETURNS bigint[]
-LANGUAGE plpgsql STABLE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+LANGUAGE plpgsql STABLE SET search_path = brain, {{.vector_schema}}, pg_temp
+	-- the first matches in physical order, from block 0 every time: a
+	-- synchronized scan starts where another one is, and the cut would
+	-- change from call to call
+	SET synchronize_seqscans = off AS $fn$
 DECLARE
 	ids bigint[];
 	-- A cap this large or larger ranks every match.

@@ -77,7 +77,8 @@ CREATE OR REPLACE FUNCTION brain.keyword_scan(
 	exhaustive boolean DEFAULT false,
 	withheld_within int DEFAULT NULL)
 RETURNS TABLE (chunk_id bigint, page_id bigint, score float8, keyword_rank int, meta jsonb)
-LANGUAGE plpgsql STABLE ROWS 30 SECURITY DEFINER SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+LANGUAGE plpgsql STABLE ROWS 30 SECURITY DEFINER SET search_path = brain, {{.vector_schema}}, pg_temp
+	SET synchronize_seqscans = off AS $fn$ -- the fill's first matches: see keyword_candidates
 DECLARE
 	p record;
 	filt tsquery;
@@ -444,6 +445,12 @@ $fn$;
 -- terms (see keyword_scan): sc = BM25 · (1 + cover · coverage²) · strict,
 -- where coverage is the share of the terms' idf the chunk holds and strict
 -- (also returned) is 1 + bonus when the chunk matches strict_q, else 1.
+-- Set-based: the query's lexemes are cut out of every chunk's tsvector
+-- with C functions (every position weighted D, the query's lexemes A,
+-- ts_filter A) and counted in one grouped pass, the title (A) and
+-- timeline (C) positions from the small ts_filter of those weights; a
+-- subquery per chunk that unnested the tsvector made this five times
+-- slower (3.0 against 0.6 ms for 500 chunks).
 DROP FUNCTION IF EXISTS brain.bm25_scores(bigint[], text[], float8[], tsquery,
 	float8, float8, float8, float8, float8, float8);
 CREATE OR REPLACE FUNCTION brain.bm25_scores(
@@ -453,31 +460,40 @@ CREATE OR REPLACE FUNCTION brain.bm25_scores(
 RETURNS TABLE (id bigint, sc float8, strict float8)
 LANGUAGE sql STABLE
 BEGIN ATOMIC
-	SELECT c.id,
-	       (coalesce(m.bm25, 0) * (1 + cover * power(coalesce(m.held, 0) / greatest(m.total, 1e-9), 2))
-	        * f.strict)::float8,
-	       f.strict
-	FROM brain.chunks c
-	CROSS JOIN LATERAL (
-		SELECT CASE WHEN strict_q IS NOT NULL AND c.tsv @@ strict_q THEN 1 + bonus ELSE 1 END::float8 AS strict) f
-	CROSS JOIN LATERAL (
-		SELECT sum(i.idf * x.tf * (k1 + 1) / (x.tf + k1 * (1 - b + b * c.doc_len / avgdl))) AS bm25,
-		       sum(i.idf) AS held,
-		       (SELECT sum(v) FROM unnest(idfs) v) AS total
-		FROM (
-			SELECT u.lexeme,
-			       w_a * cardinality(array_positions(u.weights, 'A'))
-			       + w_c * cardinality(array_positions(u.weights, 'C'))
-			       + cardinality(u.weights)
-			       - cardinality(array_positions(u.weights, 'A'))
-			       - cardinality(array_positions(u.weights, 'C')) AS tf
-			-- Keep only the query's lexemes before unnesting: far
-			-- cheaper than unnesting the whole tsvector.
-			FROM unnest(ts_delete(c.tsv, tsvector_to_array(ts_delete(c.tsv, lexemes)))) u
-		) x
-		JOIN unnest(lexemes, idfs) AS i (lexeme, idf) ON i.lexeme = x.lexeme
-		WHERE x.tf > 0) m
-	WHERE c.id = ANY (ids);
+	WITH t AS MATERIALIZED (
+		SELECT c.id, c.doc_len, c.tsv,
+		       CASE WHEN strict_q IS NOT NULL AND c.tsv @@ strict_q THEN 1 + bonus ELSE 1 END::float8 AS strict
+		FROM brain.chunks c WHERE c.id = ANY (ids)
+	), occ AS (
+		-- every position of the query's lexemes ...
+		SELECT t.id, u.lexeme, cardinality(u.positions)::float8 AS n, 0::float8 AS na, 0::float8 AS nc
+		FROM t, unnest(ts_filter(setweight(setweight(t.tsv, 'D'), 'A', lexemes), '{a}')) u
+		UNION ALL
+		-- ... and which of them are title (A) and timeline (C) positions
+		SELECT t.id, u.lexeme, 0, cardinality(array_positions(u.weights, 'A')),
+		       cardinality(array_positions(u.weights, 'C'))
+		FROM t, unnest(ts_filter(t.tsv, '{a,c}')) u
+		WHERE u.lexeme = ANY (lexemes)
+	), tf AS (
+		SELECT o.id, o.lexeme, sum(o.n) + (w_a - 1) * sum(o.na) + (w_c - 1) * sum(o.nc) AS tf
+		FROM occ o GROUP BY o.id, o.lexeme
+	), m AS (
+		-- summed in lexeme order: chunks with the same text get the same
+		-- score to the last bit, so their tie is broken by id
+		SELECT tf.id, sum(i.idf * tf.tf * (k1 + 1) / (tf.tf + k1 * (1 - b + b * t.doc_len / avgdl)) ORDER BY tf.lexeme) AS bm25,
+		       sum(i.idf ORDER BY tf.lexeme) AS held
+		FROM tf
+		JOIN t ON t.id = tf.id
+		JOIN unnest(lexemes, idfs) AS i (lexeme, idf) ON i.lexeme = tf.lexeme
+		WHERE tf.tf > 0
+		GROUP BY tf.id
+	)
+	SELECT t.id,
+	       (coalesce(m.bm25, 0)
+	        * (1 + cover * power(coalesce(m.held, 0) / greatest((SELECT sum(v) FROM unnest(idfs) v), 1e-9), 2))
+	        * t.strict)::float8,
+	       t.strict
+	FROM t LEFT JOIN m ON m.id = t.id;
 END;
 
 -- brain.title_scores(ids, lexemes, idfs): how well the query's (distinct)

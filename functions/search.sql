@@ -66,7 +66,8 @@ RETURNS TABLE (slug text, source_id text, page_id bigint, chunk_id bigint, chunk
 	snippet text, meta jsonb)
 LANGUAGE plpgsql VOLATILE ROWS 30 SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
-	d text := lower(coalesce(nullif(btrim(detail), ''), brain.detect_detail((brain.query_bound(q)).kept), 'medium'));
+	qb text := (brain.query_bound(q)).kept;
+	d text := lower(coalesce(nullif(btrim(detail), ''), brain.detect_detail(qb), 'medium'));
 	wk float8 := coalesce(keyword_weight, brain.search_setting('keyword_weight'));
 	wv float8 := coalesce(vector_weight, brain.search_setting('vector_weight'));
 	k float8 := coalesce(rrf_k, brain.search_setting('rrf_k'));
@@ -90,7 +91,6 @@ DECLARE
 	skipped text;
 	m jsonb;
 	got int;
-	qb text := (brain.query_bound(q)).kept;
 	kw_pids bigint[] := '{}';
 	v_ids bigint[] := '{}';
 	v_pids bigint[] := '{}';
