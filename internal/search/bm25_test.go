@@ -1,0 +1,171 @@
+package search
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pgbrain/pgbrain/internal/dbtest"
+	"github.com/pgbrain/pgbrain/testdb"
+)
+
+// TestBM25ScoresFollowTheFormula checks brain.bm25_scores, which counts term
+// frequencies with tsvector functions in one grouped pass, against BM25
+// written out over unnest(tsvector): title (A) and timeline (C) positions
+// weighted, every other position once, the coverage factor and the strict
+// bonus. Chunks with the same text must get bit-identical scores, so their
+// tie is broken by id alone.
+func TestBM25ScoresFollowTheFormula(t *testing.T) {
+	t.Parallel()
+	db := dbtest.Open(t, testdb.Options{Dim: 8}).Pool
+	v := "[1,0,0,0,0,0,0,0]"
+	seed(t, db, []page{
+		{slug: "b/a", title: "Heron Watching", chunks: []chunk{
+			{ct, "Herons and egrets wade in the marsh; the heron waits, the heron strikes.", v},
+			{"timeline", "2024-05-01: a heron was seen at the marsh gate.", v}}},
+		{slug: "b/b", title: "Marsh Birds", chunks: []chunk{
+			{ct, "Egrets, bitterns and rails live in the reed beds of the marsh.", v}}},
+		{slug: "b/c", title: "Heron Watching", chunks: []chunk{
+			{ct, "Herons and egrets wade in the marsh; the heron waits, the heron strikes.", v}}},
+		{slug: "b/d", title: "Café Straße", chunks: []chunk{
+			{ct, "Ein Café an der Straße, heron-egret hybrids and x86-64 builds.", v}}},
+		{slug: "b/e", title: "Nothing here", chunks: []chunk{{ct, "Unrelated words only.", v}}},
+	})
+	reference := `
+		SELECT c.id,
+		       coalesce(m.bm25, 0) * (1 + $6::float8 * power(coalesce(m.held, 0) / greatest((SELECT sum(x) FROM unnest($2::float8[]) x), 1e-9), 2))
+		       * CASE WHEN c.tsv @@ $3::tsquery THEN 1 + $5::float8 ELSE 1 END
+		FROM brain.chunks c
+		LEFT JOIN LATERAL (
+			SELECT sum(i.idf * f.tf * 2.2 / (f.tf + 1.2 * (0.25 + 0.75 * c.doc_len / $4::float8))) AS bm25, sum(i.idf) AS held
+			FROM (SELECT u.lexeme,
+			             2.0 * cardinality(array_positions(u.weights, 'A')) + 0.5 * cardinality(array_positions(u.weights, 'C'))
+			             + cardinality(u.weights) - cardinality(array_positions(u.weights, 'A'))
+			             - cardinality(array_positions(u.weights, 'C')) AS tf
+			      FROM unnest(c.tsv) u) f
+			JOIN unnest($1::text[], $2::float8[]) AS i (lexeme, idf) ON i.lexeme = f.lexeme) m ON true
+		ORDER BY c.id`
+	tests := []struct {
+		lexemes []string
+		idfs    []float64
+		strict  string
+	}{
+		{[]string{"heron", "marsh"}, []float64{1.5, 0.7}, "heron & marsh"},
+		{[]string{"egret", "heron", "marsh", "watch"}, []float64{0.9, 1.5, 0.7, 2.5}, "heron & watch"},
+		{[]string{"cafe", "strass", "x86-64"}, []float64{3, 3, 4}, "cafe"},
+		{[]string{"gate", "seen"}, []float64{2, 2}, "gate & seen"},
+		{[]string{"absent"}, []float64{5}, "absent"},
+		{[]string{}, []float64{}, "heron"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.lexemes, "+"), func(t *testing.T) {
+			want := map[int64]float64{}
+			rows, err := db.Query(ctx(t), reference, tt.lexemes, tt.idfs, tt.strict, 12.0, 0.1, 0.5)
+			if err != nil {
+				t.Fatalf("reference BM25: %v", err)
+			}
+			var ids []int64
+			for rows.Next() {
+				var id int64
+				var sc float64
+				if err := rows.Scan(&id, &sc); err != nil {
+					t.Fatal(err)
+				}
+				want[id] = sc
+				ids = append(ids, id)
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatalf("reference BM25: %v", err)
+			}
+			got := map[int64]float64{}
+			rows, err = db.Query(ctx(t), `SELECT s.id, s.sc FROM brain.bm25_scores($1, $2, $3, $4::tsquery, 1.2, 0.75, 2.0, 0.5, 12.0, 0.1, 0.5) s`,
+				ids, tt.lexemes, tt.idfs, tt.strict)
+			if err != nil {
+				t.Fatalf("brain.bm25_scores: %v", err)
+			}
+			for rows.Next() {
+				var id int64
+				var sc float64
+				if err := rows.Scan(&id, &sc); err != nil {
+					t.Fatal(err)
+				}
+				got[id] = sc
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatalf("brain.bm25_scores: %v", err)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("brain.bm25_scores returned %d chunks, want one row for each of the %d asked", len(got), len(want))
+			}
+			for _, id := range ids {
+				if math.Abs(got[id]-want[id]) > 1e-9*math.Max(1, math.Abs(want[id])) {
+					t.Errorf("chunk %d: score %v, want %v", id, got[id], want[id])
+				}
+			}
+		})
+	}
+	// b/a's first chunk and b/c's hold the same text: the same score to the bit.
+	var a, c float64
+	if err := db.QueryRow(ctx(t), `
+		SELECT max(s.sc) FILTER (WHERE p.slug = 'b/a'), max(s.sc) FILTER (WHERE p.slug = 'b/c')
+		FROM brain.chunks ch JOIN brain.pages p ON p.id = ch.page_id,
+		     brain.bm25_scores(ARRAY[ch.id], '{egret,heron,marsh,strike,wade,wait}', '{0.9,1.5,0.7,2.1,2.2,1.9}',
+		                       'heron'::tsquery, 1.2, 0.75, 2.0, 0.5, 12.0, 0.1, 0.5) s
+		WHERE ch.chunk_index = 0`).Scan(&a, &c); err != nil {
+		t.Fatalf("scores of the twin chunks: %v", err)
+	}
+	if a != c || a == 0 {
+		t.Errorf("chunks with the same text scored %v and %v, want the same non-zero score", a, c)
+	}
+}
+
+// TestWordsTsquery checks brain.words_tsquery, which joins the stripped
+// tsvector's text, against the AND of tsvector_to_array's lexemes quoted
+// one by one, on words with quotes, backslashes, every script and nothing
+// indexable.
+func TestWordsTsquery(t *testing.T) {
+	t.Parallel()
+	db := dbtest.Open(t, testdb.Options{Dim: 8}).Pool
+	words := []string{
+		"heron", "Herons", "x86-64", "e-mail", "C++", "C#", "it's", "don't stop", `a\b`, `back\\slash`,
+		`'quoted'`, `''`, "O'Reilly's", "東京タワー", "打ち合わせ", "Ελληνικά", "Café Straße", "naïve",
+		"PGP/MIME", "3.x", "v1.2.3", "🙂", "the", "and or not", "-", "", "   ", "a&b|c!d", "(paren)", "<->",
+		"x:*", "a:A", "foo\tbar", "zero\u200bwidth", "ŉ", "ǅemal",
+	}
+	for _, w := range words {
+		var got, want *string
+		if err := db.QueryRow(ctx(t), `SELECT brain.words_tsquery($1)::text`, w).Scan(&got); err != nil {
+			t.Fatalf("brain.words_tsquery(%q): %v", w, err)
+		}
+		if err := db.QueryRow(ctx(t), `
+			SELECT string_agg('''' || replace(replace(l, '\', '\\'), '''', '''''') || '''', ' & ')::tsquery::text
+			FROM unnest(tsvector_to_array(to_tsvector('brain.english_unaccent'::regconfig, brain.cjk_bigrams($1)))) l`,
+			w).Scan(&want); err != nil {
+			t.Fatalf("reference for %q: %v", w, err)
+		}
+		if deref(got) != deref(want) || (got == nil) != (want == nil) {
+			t.Errorf("brain.words_tsquery(%q) = %v, want %v", w, deref(got), deref(want))
+		}
+	}
+}
+
+// TestCandidateCutScansFromBlockZero: the keyword arm keeps the first
+// matches of a common word in physical order, and a synchronized scan
+// (PostgreSQL's default for tables over a quarter of shared_buffers) would
+// start where the last scan of the table stopped, so the same query could
+// return other chunks the next time. Both functions that cut that way turn
+// it off.
+func TestCandidateCutScansFromBlockZero(t *testing.T) {
+	t.Parallel()
+	db := dbtest.Open(t, testdb.Options{Dim: 8}).Pool
+	for _, fn := range []string{"brain.keyword_candidates", "brain.keyword_scan"} {
+		var cfg []string
+		if err := db.QueryRow(ctx(t), `SELECT coalesce(proconfig, '{}') FROM pg_proc WHERE oid = to_regproc($1)`, fn).Scan(&cfg); err != nil {
+			t.Fatalf("settings of %s: %v", fn, err)
+		}
+		if !slices.Contains(cfg, "synchronize_seqscans=off") {
+			t.Errorf("%s runs with %v, want synchronize_seqscans=off among them", fn, cfg)
+		}
+	}
+}
