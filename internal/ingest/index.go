@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/nice"
 )
 
 // The HNSW index on brain.chunks.embedding is suspended (dropped) for a bulk
@@ -184,7 +186,11 @@ func restoreIndex(ctx context.Context, b *brain.Brain, concurrently bool) (bool,
 	if raised {
 		defer conn.Exec(context.WithoutCancel(ctx), `RESET maintenance_work_mem`)
 	}
-	if _, err := conn.Exec(ctx, create); err != nil {
+	// A lowered import's build workers are lowered too (internal/nice).
+	stop := nice.FollowWorkers(ctx, conn.Conn(), b.Pool, 200*time.Millisecond)
+	_, err = conn.Exec(ctx, create)
+	stop()
+	if err != nil {
 		return false, fmt.Errorf("rebuilding the vector index (run 'pgbrain doctor --fix' to retry): %w", err)
 	}
 	if _, err := conn.Exec(ctx, `DELETE FROM brain.vector_index_state WHERE index_name = $1`, indexName); err != nil {

@@ -109,24 +109,92 @@ func localBackend(ctx context.Context, conn *pgx.Conn) (int, error) {
 	default:
 		return 0, ErrNotLocal
 	}
+	if _, err := sameProcess(pid, started); err != nil {
+		return 0, err
+	}
+	return pid, nil
+}
+
+// sameProcess checks that process pid of this machine is a postgres process
+// that started when the server says its process pid started, and returns
+// its stat.
+func sameProcess(pid int, started time.Time) (stat, error) {
 	st, err := readStat(pid)
 	if err != nil {
-		return 0, fmt.Errorf("%w: %v", ErrNotLocal, err)
+		return st, fmt.Errorf("%w: %v", ErrNotLocal, err)
 	}
 	if st.comm != "postgres" && st.comm != "postmaster" {
-		return 0, fmt.Errorf("%w: process %d here is %q, not postgres", ErrNotLocal, pid, st.comm)
+		return st, fmt.Errorf("%w: process %d here is %q, not postgres", ErrNotLocal, pid, st.comm)
 	}
 	boot, err := bootTime()
 	if err != nil {
-		return 0, fmt.Errorf("%w: %v", ErrNotLocal, err)
+		return st, fmt.Errorf("%w: %v", ErrNotLocal, err)
 	}
 	// /proc counts start times in clock ticks since boot, at the kernel's
 	// fixed USER_HZ of 100 a second.
 	local := boot.Add(time.Duration(st.startTicks) * 10 * time.Millisecond)
 	if d := local.Sub(started); d < -2*time.Second || d > 2*time.Second {
-		return 0, fmt.Errorf("%w: process %d here started at %s, the server's backend at %s", ErrNotLocal, pid, local.UTC(), started.UTC())
+		return st, fmt.Errorf("%w: process %d here started at %s, the server's process at %s", ErrNotLocal, pid, local.UTC(), started.UTC())
 	}
-	return pid, nil
+	return st, nil
+}
+
+// FollowWorkers gives the parallel workers that the server starts for the
+// session behind conn (a CREATE INDEX's build workers) that session's own
+// lowered priority, until stop is called: the postmaster starts them at the
+// usual priority, and on two cores a build's two workers otherwise take
+// the CPU from the interactive queries that Lower gave it to. It checks
+// conn's server process now (call it before conn starts the work) and does
+// nothing when that process is not lowered or not on this machine. Workers
+// are looked up through pool every interval; a worker that is not
+// verifiably the server's process here is left alone.
+func FollowWorkers(ctx context.Context, conn *pgx.Conn, pool *pgxpool.Pool, interval time.Duration) (stop func()) {
+	leader, err := localBackend(ctx, conn)
+	if err != nil {
+		return func() {}
+	}
+	st, err := readStat(leader)
+	if err != nil || st.nice <= 0 {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		followWorkers(ctx, pool, leader, st.nice, interval, setpriority)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
+func followWorkers(ctx context.Context, pool *pgxpool.Pool, leader, level int, interval time.Duration, set func(pid, nice int) error) {
+	done := map[int]bool{}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		rows, err := pool.Query(ctx, `SELECT pid, backend_start FROM pg_stat_activity WHERE leader_pid = $1 AND pid <> $1`, leader)
+		if err == nil {
+			for rows.Next() {
+				var pid int
+				var started time.Time
+				if rows.Scan(&pid, &started) != nil || done[pid] {
+					continue
+				}
+				done[pid] = true
+				if st, err := sameProcess(pid, started); err == nil && st.nice < level {
+					_ = set(pid, level) // never fails the build; see Lower
+				}
+			}
+			rows.Close()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // stat is what Lower needs from /proc/<pid>/stat.

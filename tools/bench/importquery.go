@@ -78,16 +78,16 @@ func benchImportQuery(ctx context.Context, env *benchEnv) error {
 		"then %d pages imported into source incoming; one connection, one query at a time. "+
 		"Import priority: nice 10 = the import's server processes lowered (the default), nice 0 = --no-nice.\n\n",
 		existing, len(queries), incoming)
-	fmt.Fprintln(env.out, "| import priority | import s | idle p50 / p99 ms | during p50 / p99 ms | queries during (keyword-only) | over 1 s | p50 during / idle |")
-	fmt.Fprintln(env.out, "|---|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(env.out, "| import priority | import s | idle p50 / p99 ms | during p50 / p99 ms | after p50 / p99 ms | queries during (keyword-only) | over 1 s | p50 during / idle | p50 during / after |")
+	fmt.Fprintln(env.out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range runs {
 		prio := "nice 0 (--no-nice)"
 		if r.lowered {
 			prio = "nice 10"
 		}
-		fmt.Fprintf(env.out, "| %s | %.0f | %.2f / %.2f | %.2f / %.2f | %d (%d) | %d | %.2f |\n", prio, r.importTime.Seconds(),
-			pct(r.idle, 50), pct(r.idle, 99), pct(r.during, 50), pct(r.during, 99), len(r.during), r.keywordOnly, r.over1s,
-			pct(r.during, 50)/pct(r.idle, 50))
+		fmt.Fprintf(env.out, "| %s | %.0f | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %d (%d) | %d | %.2f | %.2f |\n", prio, r.importTime.Seconds(),
+			pct(r.idle, 50), pct(r.idle, 99), pct(r.during, 50), pct(r.during, 99), pct(r.after, 50), pct(r.after, 99),
+			len(r.during), r.keywordOnly, r.over1s, pct(r.during, 50)/pct(r.idle, 50), pct(r.during, 50)/pct(r.after, 50))
 	}
 	if len(runs) == 2 {
 		off, on := runs[0], runs[1]
@@ -100,9 +100,12 @@ func benchImportQuery(ctx context.Context, env *benchEnv) error {
 
 // importQueryRun is one measured import, at lowered priority or not.
 type importQueryRun struct {
-	lowered             bool
-	importTime          time.Duration
-	idle, during        []time.Duration // sorted
+	lowered    bool
+	importTime time.Duration
+	// idle: before the import; during it; after: the same queries on the
+	// settled brain ten times larger, which tells the import's cost to a
+	// query from the cost of searching the larger brain.
+	idle, during, after []time.Duration // sorted
 	keywordOnly, over1s int
 }
 
@@ -198,7 +201,22 @@ loop:
 	if res.sum.Added != incoming {
 		return r, fmt.Errorf("the import added %d pages, want %d (failures: %v)", res.sum.Added, incoming, res.sum.Failures)
 	}
+	if _, err := b.Pool.Exec(ctx, `VACUUM ANALYZE brain.chunks`); err != nil {
+		return r, err
+	}
+	for round := 0; round < 2; round++ {
+		for _, q := range queries {
+			s, err := ask(q)
+			if err != nil {
+				return r, fmt.Errorf("query after the import %q: %w", q, err)
+			}
+			if round == 1 {
+				r.after = append(r.after, s.d)
+			}
+		}
+	}
 	slices.Sort(r.idle)
 	slices.Sort(r.during)
+	slices.Sort(r.after)
 	return r, nil
 }
