@@ -58,7 +58,7 @@ func lower(ctx context.Context, conn *pgx.Conn, level int, set func(pid, nice in
 	if err != nil {
 		return fmt.Errorf("%w: reading /proc/%d/stat: %v", ErrNotLocal, pid, err)
 	}
-	if st.nice >= level {
+	if lowEnough(pid, st, level) {
 		return nil
 	}
 	if err := set(pid, level); err != nil {
@@ -183,7 +183,7 @@ func followWorkers(ctx context.Context, pool *pgxpool.Pool, leader, level int, i
 					continue
 				}
 				done[pid] = true
-				if st, err := sameProcess(pid, started); err == nil && st.nice < level {
+				if st, err := sameProcess(pid, started); err == nil && !lowEnough(pid, st, level) {
 					_ = set(pid, level) // never fails the build; see Lower
 				}
 			}
@@ -202,6 +202,7 @@ type stat struct {
 	comm       string
 	nice       int
 	startTicks int64
+	session    int // the session leader's pid
 }
 
 func readStat(pid int) (stat, error) {
@@ -233,7 +234,72 @@ func parseStat(s string) (stat, error) {
 	if err != nil {
 		return stat{}, fmt.Errorf("process stat starttime %q: %w", f[19], err)
 	}
-	return stat{comm: s[open+1 : end], nice: nice, startTicks: start}, nil
+	session, err := strconv.Atoi(f[3])
+	if err != nil {
+		return stat{}, fmt.Errorf("process stat session %q: %w", f[3], err)
+	}
+	return stat{comm: s[open+1 : end], nice: nice, startTicks: start, session: session}, nil
+}
+
+// Autogroups. With the kernel's autogroup scheduling (Debian's default), the
+// CPU is first shared evenly between sessions, and a process's nice value
+// only orders it against processes of its own session. PostgreSQL starts
+// every server process in a session of its own (setsid), so a lowered
+// backend still got half the CPU against an interactive one: its
+// autogroup's nice, /proc/<pid>/autogroup, must be lowered too. That is
+// done only for a process that leads its own session, whose autogroup
+// holds nothing else; a server whose processes share a session with the
+// postmaster keeps its autogroup as it is.
+
+// autogroupNice is the nice value of process pid's own autogroup; ok is
+// false when the process does not lead its session or the system has no
+// autogroups.
+func autogroupNice(pid int, st stat) (nice int, ok bool) {
+	if st.session != pid {
+		return 0, false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/autogroup")
+	if err != nil {
+		return 0, false
+	}
+	// "/autogroup-123 nice 0"
+	f := strings.Fields(string(b))
+	if len(f) != 3 || f[1] != "nice" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(f[2])
+	if err != nil {
+		return 0, false
+	}
+	return n, true
+}
+
+// lowEnough reports whether process pid runs at level or lower priority,
+// its own autogroup included.
+func lowEnough(pid int, st stat, level int) bool {
+	if st.nice < level {
+		return false
+	}
+	if n, ok := autogroupNice(pid, st); ok && n < level {
+		return false
+	}
+	return true
+}
+
+// setAutogroup lowers process pid's own autogroup to nice; nothing when it
+// has none (see autogroupNice).
+func setAutogroup(pid, nice int) error {
+	st, err := readStat(pid)
+	if err != nil {
+		return err
+	}
+	if _, ok := autogroupNice(pid, st); !ok {
+		return nil
+	}
+	if err := os.WriteFile("/proc/"+strconv.Itoa(pid)+"/autogroup", []byte(strconv.Itoa(nice)), 0); err != nil {
+		return fmt.Errorf("setting the autogroup of process %d to nice %d: %w", pid, nice, err)
+	}
+	return nil
 }
 
 // bootTime is the btime line of /proc/stat.

@@ -78,6 +78,14 @@ func TestLower(t *testing.T) {
 			if n != tc.wantNice {
 				t.Fatalf("backend %d runs at nice %d after lower, want %d", pid, n, tc.wantNice)
 			}
+			// A backend leads a session of its own, so with autogroups its
+			// autogroup is lowered too, or nice orders nothing against
+			// other backends.
+			if st, err := readStat(pid); err == nil {
+				if ag, ok := autogroupNice(pid, st); ok && ag != tc.wantNice {
+					t.Fatalf("backend %d's autogroup runs at nice %d after lower, want %d", pid, ag, tc.wantNice)
+				}
+			}
 			// The connection still works, in or out of a transaction.
 			var got int
 			if err := pgx.BeginFunc(ctx, conn.Conn(), func(tx pgx.Tx) error {
@@ -148,10 +156,10 @@ func TestParseStat(t *testing.T) {
 		wantErr string
 	}{
 		{"4242 (postgres) S 4200 4200 4200 0 -1 4194560 283 0 0 0 1 0 0 0 30 10 1 0 987654 227323904 4512 18446744073709551615",
-			stat{comm: "postgres", nice: 10, startTicks: 987654}, ""},
+			stat{comm: "postgres", nice: 10, startTicks: 987654, session: 4200}, ""},
 		// comm may hold spaces and parentheses; the fields follow the last ')'.
 		{"7 (a) b (c)) R 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 -5 1 0 42 0 0",
-			stat{comm: "a) b (c)", nice: -5, startTicks: 42}, ""},
+			stat{comm: "a) b (c)", nice: -5, startTicks: 42, session: 7}, ""},
 		{"7 (x) R 1 2", stat{}, "fields"},
 		{"no parentheses", stat{}, "unreadable"},
 		{"7 (x) R 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 ten 1 0 42", stat{}, "nice"},
@@ -250,6 +258,11 @@ func TestFollowWorkersLowersParallelWorkers(t *testing.T) {
 	for pid, level := range lowered {
 		if pid == leader || level != Level {
 			t.Errorf("set process %d to nice %d, want only workers (not the leader %d) at %d", pid, level, leader, Level)
+		}
+	}
+	if st, err := readStat(leader); err == nil {
+		if ag, ok := autogroupNice(leader, st); ok && ag != Level {
+			t.Errorf("the lowered session's autogroup runs at nice %d, want %d", ag, Level)
 		}
 	}
 }
