@@ -107,6 +107,8 @@ DECLARE
 	dfs float8[];
 	idfs float8[];
 	n_terms int;
+	all_terms text[]; -- the query's terms and, where chunks hold them, its initials
+	initials text[];
 	taken int := 0;
 	round_q tsquery;
 	cum float8 := 0;
@@ -146,12 +148,25 @@ BEGIN
 	END IF;
 	p := brain.parse_query(q);
 	n_terms := cardinality(p.terms);
+	all_terms := p.terms;
+	IF n_terms > 0 AND brain.search_setting('initials') <> 0 THEN
+		-- The initials of capitalised runs ("Open Text Summarizer" -> ots)
+		-- count as terms where some, but at most budget, chunks hold them:
+		-- a name written as its initials.
+		initials := brain.query_initials(q);
+		IF cardinality(initials) > 0 THEN
+			all_terms := p.terms || ARRAY(
+				SELECT i.l FROM unnest(initials) AS i (l) JOIN brain.term_stats t ON t.lexeme = i.l
+				WHERE t.doc_freq BETWEEN 1 AND budget AND NOT (i.l = ANY (p.terms)) ORDER BY 1);
+		END IF;
+	END IF;
 	IF n_terms = 0 THEN
 		RETURN QUERY SELECT NULL::bigint, NULL::bigint, NULL::float8, NULL::int,
 			jsonb_build_object('candidates', 0, 'rounds', 0, 'terms_scanned', 0, 'terms_total', 0, 'exact', true, 'phrases_dropped', false,
 				'parser', p.info, 'withheld', wh);
 		RETURN;
 	END IF;
+	n_terms := cardinality(all_terms);
 	filt := p.filter_q;
 	SELECT greatest(s.n_docs, 1), greatest(s.total_len::float8 / greatest(s.n_docs, 1), 1)
 	INTO n_docs, avgdl FROM brain.corpus_stats s;
@@ -161,7 +176,7 @@ BEGIN
 	       array_agg(ln(1 + (n_docs - coalesce(t.doc_freq, 0) + 0.5) / (coalesce(t.doc_freq, 0) + 0.5))
 	                 ORDER BY coalesce(t.doc_freq, 0), l.lexeme)
 	INTO lex, dfs, idfs
-	FROM unnest(p.terms) AS l (lexeme) LEFT JOIN brain.term_stats t ON t.lexeme = l.lexeme;
+	FROM unnest(all_terms) AS l (lexeme) LEFT JOIN brain.term_stats t ON t.lexeme = l.lexeme;
 
 	-- Live groups (some chunk holds one of their terms), each with an upper
 	-- bound on the chunks it matches: the sum of its terms' frequencies.

@@ -280,3 +280,53 @@ BEGIN
 	RETURN replace(strip(v)::text, ''' ''', ''' & ''')::tsquery;
 END
 $fn$;
+
+-- brain.query_initials(q): the lexemes of the initials of q's runs of
+-- capitalised words, for names written as their initials ("Open Text
+-- Summarizer" -> ots, "Yet Another JSON Library" -> yajl, "Diffraction
+-- Integration for Advanced Light Sources" -> dials). A run is three or
+-- more capitalised words (of any script, digits allowed after the first
+-- letter; "OR" is the operator), which may hold lower-case of, for, and,
+-- the, to, in, on, a, an and with (not counted); a bracket or quote before
+-- a word, or punctuation after one, ends the run. Initials go through
+-- brain.words_tsquery like any query word. Reads brain.query_bound(q), like
+-- brain.parse_query. brain.keyword_scan adds them as terms when a few
+-- chunks hold them (docs/retrieval.md, "Initials").
+CREATE OR REPLACE FUNCTION brain.query_initials(q text) RETURNS text[]
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+DECLARE
+	tok text;
+	w text;
+	runs text := '';
+	piece text;
+	g tsquery;
+	res text[] := '{}';
+BEGIN
+	-- Most queries have fewer than three capitalised words: no run.
+	IF q IS NULL OR regexp_count(q, '(^|[\s(\[{"“„«''‘])[[:upper:]]') < 3 THEN
+		RETURN res;
+	END IF;
+	FOREACH tok IN ARRAY regexp_split_to_array(btrim((brain.query_bound(q)).kept), '\s+') LOOP
+		IF tok ~ '^[(\[{"“„«''‘]' THEN
+			runs := runs || '|';
+		END IF;
+		w := regexp_replace(tok, '^[(\[{"“„«''‘]+|[)\]}"”»''’,;:.!?]+$', '', 'g');
+		IF w ~ '^[[:upper:]][[:alnum:]]*$' AND w <> 'OR' THEN
+			runs := runs || left(w, 1);
+		ELSIF NOT (w IN ('of', 'for', 'and', 'the', 'to', 'in', 'on', 'a', 'an', 'with') AND right(runs, 1) NOT IN ('', '|')) THEN
+			runs := runs || '|';
+		END IF;
+		IF tok ~ '[)\]}"”»''’,;:.!?]$' THEN
+			runs := runs || '|';
+		END IF;
+	END LOOP;
+	FOREACH piece IN ARRAY string_to_array(runs, '|') LOOP
+		CONTINUE WHEN char_length(piece) < 3;
+		g := brain.words_tsquery(lower(piece));
+		IF g IS NOT NULL THEN
+			res := res || brain.tsquery_terms(g);
+		END IF;
+	END LOOP;
+	RETURN ARRAY(SELECT DISTINCT x FROM unnest(res) x ORDER BY 1);
+END
+$fn$;

@@ -34,6 +34,7 @@ BEGIN
 		WHEN 'title_unexplained' THEN 0.06
 		WHEN 'title_depth' THEN 50
 		WHEN 'proximity' THEN 0.2
+		WHEN 'initials' THEN 1
 		WHEN 'vector_fill_only' THEN CASE WHEN brain.embedder() = 'local' THEN 1 ELSE 0 END
 		WHEN 'type_share' THEN 1.0
 	END;
