@@ -302,8 +302,9 @@ DECLARE
 	g tsquery;
 	res text[] := '{}';
 BEGIN
-	-- Most queries have fewer than three capitalised words: no run.
-	IF q IS NULL OR regexp_count(q, '(^|[\s(\[{"“„«''‘])[[:upper:]]') < 3 THEN
+	-- Most queries have fewer than three capitalised words: no run (the
+	-- bound below reads at most the first 8,192 characters too).
+	IF q IS NULL OR regexp_count(left(q, 8192), '(^|[\s(\[{"“„«''‘])[[:upper:]]') < 3 THEN
 		RETURN res;
 	END IF;
 	FOREACH tok IN ARRAY regexp_split_to_array(btrim((brain.query_bound(q)).kept), '\s+') LOOP
