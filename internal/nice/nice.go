@@ -287,13 +287,15 @@ func lowEnough(pid int, st stat, level int) bool {
 }
 
 // setAutogroup lowers process pid's own autogroup to nice; nothing when it
-// has none (see autogroupNice).
+// has none (see autogroupNice) or already runs at nice or a higher value:
+// writing a smaller one would raise the whole session's priority, which the
+// kernel lets any owner do.
 func setAutogroup(pid, nice int) error {
 	st, err := readStat(pid)
 	if err != nil {
 		return err
 	}
-	if _, ok := autogroupNice(pid, st); !ok {
+	if cur, ok := autogroupNice(pid, st); !ok || cur >= nice {
 		return nil
 	}
 	if err := os.WriteFile("/proc/"+strconv.Itoa(pid)+"/autogroup", []byte(strconv.Itoa(nice)), 0); err != nil {

@@ -3,6 +3,7 @@ package nice
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"syscall"
@@ -31,20 +32,50 @@ func backendNice(t *testing.T, conn *pgx.Conn) (int, int) {
 	return pid, n
 }
 
+// kernelHasAutogroups reports whether this kernel schedules by autogroup,
+// where every process shows its group in /proc/<pid>/autogroup.
+func kernelHasAutogroups() bool {
+	_, err := os.Stat("/proc/self/autogroup")
+	return err == nil
+}
+
+// backendAutogroup is the nice value of the autogroup of server process
+// pid; it fails the test when the kernel has autogroups and the process
+// does not lead one of its own (PostgreSQL's server processes call
+// setsid), and returns ok false when the kernel has none.
+func backendAutogroup(t *testing.T, pid int) (int, bool) {
+	t.Helper()
+	if !kernelHasAutogroups() {
+		return 0, false
+	}
+	st, err := readStat(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, ok := autogroupNice(pid, st)
+	if !ok {
+		t.Fatalf("process %d (session %d) has no autogroup of its own on a kernel with autogroups", pid, st.session)
+	}
+	return n, true
+}
+
 // TestLower lowers a real backend of the test cluster (which runs on this
 // machine, over a unix socket), and checks that a refusal by the system
-// leaves the priority and the connection as they were.
+// leaves the priority and the connection as they were. The cluster runs at
+// the test's own nice value (0, or 19 under nice -n 19): the backend ends
+// at Level or that value, whichever is lower priority, and its autogroup
+// at Level.
 func TestLower(t *testing.T) {
 	ctx := context.Background()
 	eperm := func(pid, n int) error { return syscall.EPERM }
 	for _, tc := range []struct {
-		name     string
-		set      func(pid, n int) error // nil: the real system call
-		wantErr  error
-		wantNice int
+		name    string
+		set     func(pid, n int) error // nil: the real system call
+		wantErr error
+		lowered bool
 	}{
-		{"lowered", nil, nil, Level},
-		{"refused", eperm, syscall.EPERM, 0},
+		{"lowered", nil, nil, true},
+		{"refused", eperm, syscall.EPERM, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := dbtest.Open(t)
@@ -56,8 +87,11 @@ func TestLower(t *testing.T) {
 			// A pool's connection is never put back at a lower priority, so
 			// close this one at the end rather than handing it on.
 			defer conn.Conn().Close(ctx)
-			if _, n := backendNice(t, conn.Conn()); n != 0 {
-				t.Fatalf("a fresh backend runs at nice %d, want 0", n)
+			pid, base := backendNice(t, conn.Conn())
+			group, _ := backendAutogroup(t, pid)
+			wantNice, wantGroup := base, group
+			if tc.lowered {
+				wantNice, wantGroup = max(base, Level), Level
 			}
 			calls := 0
 			set := func(pid, n int) error {
@@ -74,17 +108,14 @@ func TestLower(t *testing.T) {
 			if calls != 1 {
 				t.Fatalf("setpriority called %d times, want 1", calls)
 			}
-			pid, n := backendNice(t, conn.Conn())
-			if n != tc.wantNice {
-				t.Fatalf("backend %d runs at nice %d after lower, want %d", pid, n, tc.wantNice)
+			if _, n := backendNice(t, conn.Conn()); n != wantNice {
+				t.Fatalf("backend %d runs at nice %d after lower, want %d", pid, n, wantNice)
 			}
 			// A backend leads a session of its own, so with autogroups its
 			// autogroup is lowered too, or nice orders nothing against
 			// other backends.
-			if st, err := readStat(pid); err == nil {
-				if ag, ok := autogroupNice(pid, st); ok && ag != tc.wantNice {
-					t.Fatalf("backend %d's autogroup runs at nice %d after lower, want %d", pid, ag, tc.wantNice)
-				}
+			if g, ok := backendAutogroup(t, pid); ok && g != wantGroup {
+				t.Fatalf("backend %d's autogroup runs at nice %d after lower, want %d", pid, g, wantGroup)
 			}
 			// The connection still works, in or out of a transaction.
 			var got int
@@ -104,20 +135,33 @@ func TestLower(t *testing.T) {
 }
 
 // TestBrainLowersOnlyItsOwnPool opens a low-priority pool beside a brain's
-// own: every connection of the former runs at Level, the latter's at 0, and
-// a refusing hook leaves the pool working at the usual priority.
+// own: every connection of the former runs at Level (or the server's own
+// nice value, if lower priority) with its autogroup at Level, the latter's
+// as the server started them, and a refusing hook leaves the pool working
+// at the usual priority.
 func TestBrainLowersOnlyItsOwnPool(t *testing.T) {
 	ctx := context.Background()
 	b := dbtest.Open(t)
 	for _, tc := range []struct {
-		name  string
-		lower func(context.Context, *pgx.Conn) error
-		want  int
+		name    string
+		lower   func(context.Context, *pgx.Conn) error
+		lowered bool
 	}{
-		{"lowered", nil, Level},
-		{"refused", func(context.Context, *pgx.Conn) error { return syscall.EPERM }, 0},
+		{"lowered", nil, true},
+		{"refused", func(context.Context, *pgx.Conn) error { return syscall.EPERM }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			own, err := b.Pool.Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer own.Release()
+			ownPid, base := backendNice(t, own.Conn())
+			group, _ := backendAutogroup(t, ownPid)
+			wantNice, wantGroup := base, group
+			if tc.lowered {
+				wantNice, wantGroup = max(base, Level), Level
+			}
 			low, err := Brain(ctx, b, tc.lower)
 			if err != nil {
 				t.Fatal(err)
@@ -133,17 +177,19 @@ func TestBrainLowersOnlyItsOwnPool(t *testing.T) {
 				conns = append(conns, c.Conn())
 			}
 			for _, c := range conns {
-				if pid, n := backendNice(t, c); n != tc.want {
-					t.Fatalf("low pool backend %d at nice %d, want %d", pid, n, tc.want)
+				pid, n := backendNice(t, c)
+				if n != wantNice {
+					t.Fatalf("low pool backend %d at nice %d, want %d", pid, n, wantNice)
+				}
+				if g, ok := backendAutogroup(t, pid); ok && g != wantGroup {
+					t.Fatalf("low pool backend %d's autogroup at nice %d, want %d", pid, g, wantGroup)
 				}
 			}
-			own, err := b.Pool.Acquire(ctx)
-			if err != nil {
-				t.Fatal(err)
+			if _, n := backendNice(t, own.Conn()); n != base {
+				t.Fatalf("the brain's own backend %d runs at nice %d, want %d as before", ownPid, n, base)
 			}
-			defer own.Release()
-			if pid, n := backendNice(t, own.Conn()); n != 0 {
-				t.Fatalf("the brain's own backend %d runs at nice %d, want 0", pid, n)
+			if g, ok := backendAutogroup(t, ownPid); ok && g != group {
+				t.Fatalf("the brain's own backend %d's autogroup at nice %d, want %d as before", ownPid, g, group)
 			}
 		})
 	}
@@ -227,8 +273,8 @@ func TestFollowWorkersLowersParallelWorkers(t *testing.T) {
 		t.Fatalf("lowering the session: %v", err)
 	}
 	leader, n := backendNice(t, conn.Conn())
-	if n != Level {
-		t.Fatalf("session at nice %d after Lower, want %d", n, Level)
+	if n < Level {
+		t.Fatalf("session at nice %d after Lower, want %d or more", n, Level)
 	}
 	var mu sync.Mutex
 	lowered := map[int]int{}
