@@ -2,10 +2,13 @@ package nice
 
 import (
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"strconv"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/pgbrain/pgbrain/internal/dbtest"
 )
@@ -65,6 +68,79 @@ func TestLowerNeverRaises(t *testing.T) {
 			var one int
 			if err := conn.QueryRow(ctx, `SELECT 1`).Scan(&one); err != nil {
 				t.Fatalf("the connection after lower: %v", err)
+			}
+		})
+	}
+}
+
+// TestSetAutogroupWaitsOutTheRateLimit: the kernel refuses an unprivileged
+// process's autogroup writes that come within 100 ms of another one
+// (EAGAIN), as a pool's connections and a build's workers do; the write is
+// tried again rather than leaving that process's group at full priority.
+// Other refusals are returned at once.
+func TestSetAutogroupWaitsOutTheRateLimit(t *testing.T) {
+	if !kernelHasAutogroups() {
+		t.Fatal("this kernel has no autogroups (/proc/self/autogroup is missing), which this test needs")
+	}
+	for _, tc := range []struct {
+		name      string
+		refusals  int // EAGAINs before the write goes through
+		other     error
+		wantErr   error
+		wantCalls int
+		wantGroup int // -1: as it was
+	}{
+		{"through at once", 0, nil, nil, 1, 7},
+		{"rate-limited twice", 2, nil, nil, 3, 7},
+		{"rate-limited throughout", 1 << 30, nil, syscall.EAGAIN, autogroupTries, -1},
+		{"not permitted", 0, syscall.EPERM, syscall.EPERM, 1, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// A process of ours leading a session, so with an autogroup of its own.
+			cmd := exec.Command("sleep", "60")
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+			}()
+			pid := cmd.Process.Pid
+			st, err := readStat(pid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before, ok := autogroupNice(pid, st)
+			if !ok || before >= 7 {
+				t.Fatalf("a new session's autogroup: nice %d (own group: %v), want one below 7", before, ok)
+			}
+			if tc.wantGroup < 0 {
+				tc.wantGroup = before
+			}
+			calls := 0
+			err = setAutogroupWith(pid, 7, func(pid, nice int) error {
+				calls++
+				if tc.other != nil {
+					return tc.other
+				}
+				if calls <= tc.refusals {
+					return syscall.EAGAIN
+				}
+				return writeAutogroup(pid, nice)
+			}, time.Millisecond)
+			if !errors.Is(err, tc.wantErr) || (err == nil) != (tc.wantErr == nil) {
+				t.Fatalf("setAutogroupWith: %v, want %v", err, tc.wantErr)
+			}
+			if calls != tc.wantCalls {
+				t.Errorf("%d writes, want %d", calls, tc.wantCalls)
+			}
+			st, err = readStat(pid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, ok := autogroupNice(pid, st); !ok || g != tc.wantGroup {
+				t.Errorf("autogroup of process %d at nice %d (own group: %v), want %d", pid, g, ok, tc.wantGroup)
 			}
 		})
 	}

@@ -15,6 +15,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -291,6 +292,21 @@ func lowEnough(pid int, st stat, level int) bool {
 // writing a smaller one would raise the whole session's priority, which the
 // kernel lets any owner do.
 func setAutogroup(pid, nice int) error {
+	return setAutogroupWith(pid, nice, writeAutogroup, autogroupWait)
+}
+
+// The kernel takes one autogroup write every 100 ms from an unprivileged
+// process, machine-wide, and refuses the others with EAGAIN; a pool's
+// connections, or a build's workers, start together. So a refused write
+// is tried again, for up to about a second.
+const (
+	autogroupWait  = 110 * time.Millisecond
+	autogroupTries = 10
+)
+
+// setAutogroupWith is setAutogroup with the write and the wait between
+// tries as parameters, so a test can make the kernel refuse.
+func setAutogroupWith(pid, nice int, write func(pid, nice int) error, wait time.Duration) error {
 	st, err := readStat(pid)
 	if err != nil {
 		return err
@@ -298,10 +314,20 @@ func setAutogroup(pid, nice int) error {
 	if cur, ok := autogroupNice(pid, st); !ok || cur >= nice {
 		return nil
 	}
-	if err := os.WriteFile("/proc/"+strconv.Itoa(pid)+"/autogroup", []byte(strconv.Itoa(nice)), 0); err != nil {
-		return fmt.Errorf("setting the autogroup of process %d to nice %d: %w", pid, nice, err)
+	for try := 1; ; try++ {
+		err := write(pid, nice)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, syscall.EAGAIN) || try == autogroupTries {
+			return fmt.Errorf("setting the autogroup of process %d to nice %d: %w", pid, nice, err)
+		}
+		time.Sleep(wait)
 	}
-	return nil
+}
+
+func writeAutogroup(pid, nice int) error {
+	return os.WriteFile("/proc/"+strconv.Itoa(pid)+"/autogroup", []byte(strconv.Itoa(nice)), 0)
 }
 
 // bootTime is the btime line of /proc/stat.
