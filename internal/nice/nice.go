@@ -148,21 +148,32 @@ func sameProcess(pid int, started time.Time) (stat, error) {
 // conn's server process now (call it before conn starts the work) and does
 // nothing when that process is not lowered or not on this machine. Workers
 // are looked up through pool every interval; a worker that is not
-// verifiably the server's process here is left alone.
+// verifiably the server's process here is left alone. stop returns once
+// nothing runs any more, also after ctx ends.
 func FollowWorkers(ctx context.Context, conn *pgx.Conn, pool *pgxpool.Pool, interval time.Duration) (stop func()) {
+	return follow(ctx, conn, pool, interval, setpriority)
+}
+
+// follow is FollowWorkers with the system call as a parameter, so a test
+// can see which processes it lowers.
+func follow(ctx context.Context, conn *pgx.Conn, pool *pgxpool.Pool, interval time.Duration, set func(pid, nice int) error) (stop func()) {
 	leader, err := localBackend(ctx, conn)
 	if err != nil {
 		return func() {}
 	}
 	st, err := readStat(leader)
-	if err != nil || st.nice <= 0 {
+	if err != nil {
+		return func() {}
+	}
+	level := loweredTo(leader, st)
+	if level <= 0 {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		followWorkers(ctx, pool, leader, st.nice, interval, setpriority)
+		followWorkers(ctx, pool, leader, level, interval, set)
 	}()
 	return func() {
 		cancel()
@@ -170,22 +181,39 @@ func FollowWorkers(ctx context.Context, conn *pgx.Conn, pool *pgxpool.Pool, inte
 	}
 }
 
+// loweredTo is the priority Lower left process pid at: its nice value, or
+// its own autogroup's when that is smaller. A server started under nice
+// has every process's nice raised but each backend's new autogroup at 0:
+// that session was not lowered (--no-nice), and its workers keep theirs.
+func loweredTo(pid int, st stat) int {
+	level := st.nice
+	if g, ok := autogroupNice(pid, st); ok && g < level {
+		level = g
+	}
+	return level
+}
+
 func followWorkers(ctx context.Context, pool *pgxpool.Pool, leader, level int, interval time.Duration, set func(pid, nice int) error) {
-	done := map[int]bool{}
+	// A worker is its pid and start: a pid the kernel hands on to a later
+	// worker is a new one.
+	type worker struct {
+		pid     int
+		started time.Time
+	}
+	done := map[worker]bool{}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		rows, err := pool.Query(ctx, `SELECT pid, backend_start FROM pg_stat_activity WHERE leader_pid = $1 AND pid <> $1`, leader)
 		if err == nil {
 			for rows.Next() {
-				var pid int
-				var started time.Time
-				if rows.Scan(&pid, &started) != nil || done[pid] {
+				var w worker
+				if rows.Scan(&w.pid, &w.started) != nil || done[w] {
 					continue
 				}
-				done[pid] = true
-				if st, err := sameProcess(pid, started); err == nil && !lowEnough(pid, st, level) {
-					_ = set(pid, level) // never fails the build; see Lower
+				done[w] = true
+				if st, err := sameProcess(w.pid, w.started); err == nil && !lowEnough(w.pid, st, level) {
+					_ = set(w.pid, level) // never fails the build; see Lower
 				}
 			}
 			rows.Close()

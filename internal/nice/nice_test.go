@@ -5,10 +5,8 @@ import (
 	"errors"
 	"os"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -237,78 +235,4 @@ func FuzzParseStat(f *testing.F) {
 			t.Fatalf("comm %q is not in %q", st.comm, s)
 		}
 	})
-}
-
-// TestFollowWorkersLowersParallelWorkers runs a parallel query on a lowered
-// session and checks that its workers, which the postmaster starts at the
-// usual priority, are lowered to the session's level, and that a session
-// that is not lowered leaves its workers alone.
-func TestFollowWorkersLowersParallelWorkers(t *testing.T) {
-	ctx := context.Background()
-	b := dbtest.Open(t)
-	conn, err := b.Pool.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
-	defer conn.Conn().Close(ctx) // never hand a lowered backend back to the pool
-	for _, s := range []string{
-		`SET max_parallel_workers_per_gather = 2`, `SET parallel_setup_cost = 0`, `SET parallel_tuple_cost = 0`,
-		`SET min_parallel_table_scan_size = 0`,
-	} {
-		if _, err := conn.Exec(ctx, s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := b.Pool.Exec(ctx, `CREATE TABLE public.follow_x AS SELECT g FROM generate_series(1, 300) g; ANALYZE public.follow_x`); err != nil {
-		t.Fatal(err)
-	}
-	slow := `SELECT count(*) FROM public.follow_x WHERE pg_sleep(0.01) IS NOT NULL`
-
-	// Not lowered: nothing is followed.
-	stop := FollowWorkers(ctx, conn.Conn(), b.Pool, 20*time.Millisecond)
-	stop()
-
-	if err := Lower(ctx, conn.Conn()); err != nil {
-		t.Fatalf("lowering the session: %v", err)
-	}
-	leader, n := backendNice(t, conn.Conn())
-	if n < Level {
-		t.Fatalf("session at nice %d after Lower, want %d or more", n, Level)
-	}
-	var mu sync.Mutex
-	lowered := map[int]int{}
-	fctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		followWorkers(fctx, b.Pool, leader, Level, 20*time.Millisecond, func(pid, level int) error {
-			mu.Lock()
-			lowered[pid] = level
-			mu.Unlock()
-			return setpriority(pid, level)
-		})
-	}()
-	var count int
-	err = conn.QueryRow(ctx, slow).Scan(&count)
-	cancel()
-	<-done
-	if err != nil || count != 300 {
-		t.Fatalf("parallel query: %d rows, %v", count, err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(lowered) == 0 {
-		t.Fatal("no parallel worker of the lowered session was lowered")
-	}
-	for pid, level := range lowered {
-		if pid == leader || level != Level {
-			t.Errorf("set process %d to nice %d, want only workers (not the leader %d) at %d", pid, level, leader, Level)
-		}
-	}
-	if st, err := readStat(leader); err == nil {
-		if ag, ok := autogroupNice(leader, st); ok && ag != Level {
-			t.Errorf("the lowered session's autogroup runs at nice %d, want %d", ag, Level)
-		}
-	}
 }
