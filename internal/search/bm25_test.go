@@ -13,9 +13,12 @@ import (
 // TestBM25ScoresFollowTheFormula checks brain.bm25_scores, which counts term
 // frequencies with tsvector functions in one grouped pass, against BM25
 // written out over unnest(tsvector): title (A) and timeline (C) positions
-// weighted, every other position once, the coverage factor and the strict
-// bonus. Chunks with the same text must get bit-identical scores, so their
-// tie is broken by id alone.
+// weighted, every other position (B, and D, which a DBA's tsvector may
+// hold) once, a stripped tsvector's lexemes (no positions) not at all,
+// the coverage factor and the strict bonus (none for a NULL strict
+// query); one row per chunk however often the ids name it, none for an id
+// no chunk has. Chunks with the same text must get bit-identical scores,
+// so their tie is broken by id alone.
 func TestBM25ScoresFollowTheFormula(t *testing.T) {
 	t.Parallel()
 	db := dbtest.Open(t, testdb.Options{Dim: 8}).Pool
@@ -31,7 +34,16 @@ func TestBM25ScoresFollowTheFormula(t *testing.T) {
 		{slug: "b/d", title: "Café Straße", chunks: []chunk{
 			{ct, "Ein Café an der Straße, heron-egret hybrids and x86-64 builds.", v}}},
 		{slug: "b/e", title: "Nothing here", chunks: []chunk{{ct, "Unrelated words only.", v}}},
+		{slug: "b/f", title: "Heron Marsh", chunks: []chunk{{ct, "A heron in the marsh, seen at the gate.", v}}},
+		{slug: "b/g", title: "Heron Marsh", chunks: []chunk{{ct, "A heron in the marsh, seen at the gate.", v}}},
 	})
+	// b/f's tsvector stripped of positions, every position of b/g's weighted D.
+	if _, err := db.Exec(ctx(t), `ALTER TABLE brain.chunks DISABLE TRIGGER USER;
+		UPDATE brain.chunks c SET tsv = CASE p.slug WHEN 'b/f' THEN strip(c.tsv) ELSE setweight(c.tsv, 'D') END
+		FROM brain.pages p WHERE p.id = c.page_id AND p.slug IN ('b/f', 'b/g');
+		ALTER TABLE brain.chunks ENABLE TRIGGER USER`); err != nil {
+		t.Fatalf("stripping and reweighting tsvectors: %v", err)
+	}
 	reference := `
 		SELECT c.id,
 		       coalesce(m.bm25, 0) * (1 + $6::float8 * power(coalesce(m.held, 0) / greatest((SELECT sum(x) FROM unnest($2::float8[]) x), 1e-9), 2))
@@ -49,14 +61,16 @@ func TestBM25ScoresFollowTheFormula(t *testing.T) {
 	tests := []struct {
 		lexemes []string
 		idfs    []float64
-		strict  string
+		strict  any  // a tsquery's text, or nil
+		twice   bool // every id asked twice, and one no chunk has
 	}{
-		{[]string{"heron", "marsh"}, []float64{1.5, 0.7}, "heron & marsh"},
-		{[]string{"egret", "heron", "marsh", "watch"}, []float64{0.9, 1.5, 0.7, 2.5}, "heron & watch"},
-		{[]string{"cafe", "strass", "x86-64"}, []float64{3, 3, 4}, "cafe"},
-		{[]string{"gate", "seen"}, []float64{2, 2}, "gate & seen"},
-		{[]string{"absent"}, []float64{5}, "absent"},
-		{[]string{}, []float64{}, "heron"},
+		{[]string{"heron", "marsh"}, []float64{1.5, 0.7}, "heron & marsh", false},
+		{[]string{"egret", "heron", "marsh", "watch"}, []float64{0.9, 1.5, 0.7, 2.5}, "heron & watch", false},
+		{[]string{"cafe", "strass", "x86-64"}, []float64{3, 3, 4}, "cafe", false},
+		{[]string{"gate", "seen"}, []float64{2, 2}, "gate & seen", false},
+		{[]string{"absent"}, []float64{5}, "absent", false},
+		{[]string{}, []float64{}, "heron", false},
+		{[]string{"gate", "heron", "marsh"}, []float64{2, 1.5, 0.7}, nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.lexemes, "+"), func(t *testing.T) {
@@ -78,9 +92,14 @@ func TestBM25ScoresFollowTheFormula(t *testing.T) {
 			if err := rows.Err(); err != nil {
 				t.Fatalf("reference BM25: %v", err)
 			}
+			asked := ids
+			if tt.twice {
+				asked = append(append(append([]int64{}, ids...), ids...), -1)
+			}
 			got := map[int64]float64{}
+			n := 0
 			rows, err = db.Query(ctx(t), `SELECT s.id, s.sc FROM brain.bm25_scores($1, $2, $3, $4::tsquery, 1.2, 0.75, 2.0, 0.5, 12.0, 0.1, 0.5) s`,
-				ids, tt.lexemes, tt.idfs, tt.strict)
+				asked, tt.lexemes, tt.idfs, tt.strict)
 			if err != nil {
 				t.Fatalf("brain.bm25_scores: %v", err)
 			}
@@ -91,12 +110,13 @@ func TestBM25ScoresFollowTheFormula(t *testing.T) {
 					t.Fatal(err)
 				}
 				got[id] = sc
+				n++
 			}
 			if err := rows.Err(); err != nil {
 				t.Fatalf("brain.bm25_scores: %v", err)
 			}
-			if len(got) != len(want) {
-				t.Fatalf("brain.bm25_scores returned %d chunks, want one row for each of the %d asked", len(got), len(want))
+			if n != len(want) || len(got) != len(want) {
+				t.Fatalf("brain.bm25_scores returned %d rows for %d chunks, want one row for each of the %d asked", n, len(got), len(want))
 			}
 			for _, id := range ids {
 				if math.Abs(got[id]-want[id]) > 1e-9*math.Max(1, math.Abs(want[id])) {
