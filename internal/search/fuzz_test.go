@@ -99,3 +99,53 @@ func FuzzTitleScores(f *testing.F) {
 		}
 	})
 }
+
+// FuzzQueryInitials: brain.query_initials reads any query (every script,
+// quotes, brackets, backslashes, emoji, huge input) without an error and
+// returns distinct lexemes in order, none empty or holding a space, and
+// none when the query has fewer than three capitalised words; and the
+// keyword arm, which adds them as terms, answers. Seeds are in testdata/fuzz/FuzzQueryInitials.
+func FuzzQueryInitials(f *testing.F) {
+	for _, s := range []string{"Open Text Summarizer", "Yet Another JSON Library - development files",
+		"Reciprocal Rank Fusion (RRF) and Vector Search", "Ελληνικά Κείμενα Όλα", "İstanbul Ağır Ünite",
+		strings.Repeat("Open Text Summarizer ", 200), strings.Repeat("A ", 2000)} {
+		f.Add(s)
+	}
+	b := dbtest.Open(f, testdb.Options{Dim: 8})
+	if _, err := b.Pool.Exec(context.Background(), `
+		WITH p AS (INSERT INTO brain.pages (slug, title, body, content_hash)
+			VALUES ('f/ots', 'ots', 'x', repeat('0', 64)) RETURNING id)
+		INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text)
+		SELECT id, 0, 'compiled_truth', 'condenses open text into a summary' FROM p`); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		if !utf8.ValidString(q) || CheckQuery(q) != nil {
+			return // refused before SQL, tested in TestCheckQuery
+		}
+		c := ctx(t)
+		var got []string
+		var capitals int
+		var bad *string
+		if err := b.Pool.QueryRow(c, `
+			SELECT i, regexp_count($1, '(^|[\s(\[{"“„«''‘])[[:upper:]]'),
+			       (SELECT min(x) FROM unnest(i) x WHERE x = '' OR x ~ '\s')
+			FROM brain.query_initials($1) i`, q).Scan(&got, &capitals, &bad); err != nil {
+			t.Fatalf("brain.query_initials(%q): %v", q, err)
+		}
+		if capitals < 3 && len(got) > 0 {
+			t.Fatalf("brain.query_initials(%q) = %q from %d capitalised words, want none", q, got, capitals)
+		}
+		for i := 1; i < len(got); i++ {
+			if got[i-1] >= got[i] {
+				t.Fatalf("brain.query_initials(%q) = %q, want distinct lexemes in order", q, got)
+			}
+		}
+		if bad != nil {
+			t.Fatalf("brain.query_initials(%q) = %q holds %q, an empty lexeme or one with a space", q, got, *bad)
+		}
+		if _, err := Keyword(c, b.Pool, q, Options{}, Tuning{}); err != nil {
+			t.Fatalf("search %q: %v", q, err)
+		}
+	})
+}
