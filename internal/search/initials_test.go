@@ -67,23 +67,7 @@ func TestInitialsFindTheNamedPage(t *testing.T) {
 			chunks: []chunk{{ct, "Open a text about gardens and weather, then a summary.", v}}})
 	}
 	seed(t, db, pages)
-	top := func(q string) []string {
-		t.Helper()
-		rows, err := db.Query(ctx(t), `SELECT p.slug FROM brain.keyword_search($1, 5) k JOIN brain.pages p ON p.id = k.page_id ORDER BY k.keyword_rank`, q)
-		if err != nil {
-			t.Fatalf("keyword_search(%q): %v", q, err)
-		}
-		defer rows.Close()
-		var slugs []string
-		for rows.Next() {
-			var s string
-			if err := rows.Scan(&s); err != nil {
-				t.Fatal(err)
-			}
-			slugs = append(slugs, s)
-		}
-		return slugs
-	}
+	top := func(q string) []string { return keywordSlugs(t, db, q, 5) }
 	if got := top("Open Text Summarizer"); len(got) == 0 || got[0] != "pkg/ots" {
 		t.Errorf("Open Text Summarizer: %v, want pkg/ots first", got)
 	}
