@@ -14,6 +14,7 @@
 {{ template "search_settings.sql" . }}
 {{ template "detect_detail.sql" . }}
 {{ template "parse_query.sql" . }}
+{{ template "negation.sql" . }}
 {{ template "keyword_candidates.sql" . }}
 {{ template "caller_scope.sql" . }}
 {{ template "keyword_search.sql" . }}

@@ -109,6 +109,7 @@ DECLARE
 	n_terms int;
 	all_terms text[]; -- the query's terms and, where chunks hold them, its initials
 	initials text[];
+	neg tsquery; -- the negated words: their pages are left out
 	taken int := 0;
 	round_q tsquery;
 	cum float8 := 0;
@@ -168,6 +169,7 @@ BEGIN
 	END IF;
 	n_terms := cardinality(all_terms);
 	filt := p.filter_q;
+	neg := brain.negated_tsquery(p.info -> 'negated');
 	SELECT greatest(s.n_docs, 1), greatest(s.total_len::float8 / greatest(s.n_docs, 1), 1)
 	INTO n_docs, avgdl FROM brain.corpus_stats s;
 	-- Terms rarest first; a term no chunk holds has df 0 and bound 0.
@@ -285,6 +287,10 @@ BEGIN
 		scores := '{}';
 		stricts := '{}';
 		LOOP
+			-- A -word leaves out pages: chunks whose page holds it elsewhere too.
+			IF neg IS NOT NULL THEN
+				found := brain.without_negated(found, neg);
+			END IF;
 			IF cardinality(found) > 0 THEN
 				SELECT ids || array_agg(s.id), scores || array_agg(s.sc), stricts || array_agg(s.strict)
 				INTO ids, scores, stricts

@@ -99,6 +99,8 @@ DECLARE
 	wh jsonb := jsonb_build_object('pages', 0, 'unclassified', 0, 'categories', '[]'::jsonb);
 	vis bigint[];
 	v_wh jsonb;
+	neg tsquery;
+	keep bigint[];
 BEGIN
 	IF d NOT IN ('low', 'medium', 'high') THEN
 		RAISE EXCEPTION 'detail must be low, medium or high, not %', quote_literal(detail)
@@ -178,6 +180,18 @@ BEGIN
 		       max(x.meta::text) FILTER (WHERE x.chunk_id IS NULL)::jsonb -> 'withheld'
 		INTO v_ids, v_pids, v_dists, v_ranks, v_wh
 		FROM brain.vector_arm(v, n, source_ids, d = 'low', withheld_within => lim) x;
+		-- A -word leaves out pages in this arm too (the keyword arm does it
+		-- in brain.keyword_scan); the ranks close up.
+		neg := brain.negated_tsquery(parser -> 'negated');
+		IF neg IS NOT NULL AND cardinality(v_ids) > 0 THEN
+			keep := brain.without_negated(v_ids, neg);
+			SELECT coalesce(array_agg(x.cid ORDER BY x.r), '{}'), coalesce(array_agg(x.pid ORDER BY x.r), '{}'),
+			       coalesce(array_agg(x.d ORDER BY x.r), '{}'), coalesce(array_agg(x.n ORDER BY x.r), '{}')
+			INTO v_ids, v_pids, v_dists, v_ranks
+			FROM (SELECT u.cid, u.pid, u.d, u.r, (row_number() OVER (ORDER BY u.r))::int AS n
+			      FROM unnest(v_ids, v_pids, v_dists, v_ranks) AS u (cid, pid, d, r)
+			      WHERE u.cid = ANY (keep)) x;
+		END IF;
 		-- The arms name no hidden page, so one seen by both cannot be
 		-- told apart: the larger count of each, the union of categories.
 		IF v_wh IS NOT NULL THEN
