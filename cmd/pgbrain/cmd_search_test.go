@@ -152,6 +152,26 @@ func TestSearchRefusesAnUnknownSource(t *testing.T) {
 	}
 }
 
+// A setting a DBA stored wrong fails the search with the key named, and
+// the HINT of the SQL error, which says how to fix it, is printed too.
+func TestBadSettingPrintsTheFix(t *testing.T) {
+	t.Parallel()
+	b := tinyBrain(t)
+	conn, err := pgx.Connect(context.Background(), b.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), `INSERT INTO brain.config (key, value) VALUES ('search.initials', 'abc')`); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := pgbrain(t, b.url, "", "search", "widget")
+	if code != 1 || !strings.Contains(errOut, "search.initials holds 'abc'") ||
+		!strings.Contains(errOut, "pgbrain: hint:") || !strings.Contains(errOut, "DELETE FROM brain.config WHERE key = 'search.initials'") {
+		t.Errorf("search with search.initials = 'abc': exit %d, stderr %q; want exit 1 naming the key and the DELETE that fixes it", code, errOut)
+	}
+}
+
 // get reads SOURCE:SLUG, the form search prints for pages outside the
 // default source.
 func TestGetReadsTheSourceSlugFormSearchPrints(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/urfave/cli/v2"
 
 	"github.com/pgbrain/pgbrain/internal/scrub"
@@ -40,11 +41,23 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if errors.As(err, &ec) {
 		if msg := err.Error(); msg != "" {
 			fmt.Fprintln(stderr, "pgbrain:", scrub.Scrub(msg))
+			printHint(stderr, err)
 		}
 		return ec.ExitCode()
 	}
 	fmt.Fprintln(stderr, "pgbrain:", scrub.Scrub(err.Error()))
+	printHint(stderr, err)
 	return 1
+}
+
+// printHint prints the HINT of a PostgreSQL error, which the SQL functions
+// use to say how to fix what they refuse (a bad brain.config value, an
+// unknown setting) and which the error's text leaves out.
+func printHint(stderr io.Writer, err error) {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Hint != "" {
+		fmt.Fprintln(stderr, "pgbrain: hint:", scrub.Scrub(pgErr.Hint))
+	}
 }
 
 // usageError marks a mistake in how pgbrain was called (exit status 2).
