@@ -53,8 +53,9 @@
 -- keyword_scan returns the ranked rows and then one last row with
 -- chunk_id NULL whose meta column describes the scan: {candidates, rounds,
 -- terms_scanned, terms_total, exact, phrases_dropped, title_scored (how
--- many chunks the title terms were computed for), parser} (parser is
--- brain.parse_query's info, so callers need not parse again).
+-- many chunks the title terms were computed for), parser, initials} (parser
+-- is brain.parse_query's info, so callers need not parse again; initials
+-- the lexemes of brain.query_initials that were added as terms).
 -- SECURITY DEFINER: it runs as the owner of the brain's tables, past their
 -- row security, because a policy keeps the planner from using the GIN
 -- index for tsv @@ q (the operator is not leakproof), and it reads term
@@ -62,8 +63,8 @@
 -- caller's row security (brain.caller_scope()): a caller restricted to
 -- agent-visible pages gets only rows of those pages, ranked 1.. among
 -- them, and a meta without the counts that depend on hidden chunks
--- (candidates, rounds, terms_scanned, exact, phrases_dropped and
--- title_scored are null); the hidden pages among the first
+-- (candidates, rounds, terms_scanned, exact, phrases_dropped,
+-- title_scored and initials are null); the hidden pages among the first
 -- withheld_within (default lim) rows are reported only as meta.withheld
 -- (brain.withheld_of: pages, unclassified, categories). For a caller that
 -- sees everything, withheld has zeros and nothing is filtered.
@@ -376,7 +377,8 @@ BEGIN
 	JOIN brain.chunks c ON c.id = f.id;
 	m := jsonb_build_object('candidates', cardinality(ids), 'rounds', rounds, 'terms_scanned', taken,
 			'terms_total', n_terms, 'exact', (exact AND title_unx = 0) OR exhaustive, 'phrases_dropped', phrases_dropped,
-			'title_scored', title_n, 'parser', p.info);
+			'title_scored', title_n, 'parser', p.info,
+			'initials', to_jsonb(coalesce(all_terms[cardinality(p.terms) + 1:], '{}')));
 	IF scope = 'all' THEN
 		RETURN QUERY SELECT u.id, u.pid, u.sc, u.r::int, NULL::jsonb
 			FROM unnest(r_ids, r_pids, r_scores) WITH ORDINALITY AS u (id, pid, sc, r) ORDER BY u.r;
@@ -394,7 +396,7 @@ BEGIN
 			wh := brain.withheld_of(hidden);
 		END IF;
 		m := m || jsonb_build_object('candidates', NULL, 'rounds', NULL, 'terms_scanned', NULL, 'exact', NULL,
-			'phrases_dropped', NULL, 'title_scored', NULL);
+			'phrases_dropped', NULL, 'title_scored', NULL, 'initials', NULL);
 	END IF;
 	RETURN QUERY SELECT NULL::bigint, NULL::bigint, NULL::float8, NULL::int, m || jsonb_build_object('withheld', wh);
 END

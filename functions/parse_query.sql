@@ -288,17 +288,25 @@ $fn$;
 -- more capitalised words (of any script, digits allowed after the first
 -- letter; "OR" is the operator), which may hold lower-case of, for, and,
 -- the, to, in, on, a, an and with (not counted); a bracket or quote before
--- a word, or punctuation after one, ends the run. Initials go through
--- brain.words_tsquery like any query word. Reads brain.query_bound(q), like
--- brain.parse_query. brain.keyword_scan adds them as terms when a few
--- chunks hold them (docs/retrieval.md, "Initials").
+-- a word, or punctuation after one, ends the run. Each run gives its
+-- initials, and also those of its parts between the lower-case words ("Open
+-- Text Summarizer on Debian" -> otsd and ots) and those without a first
+-- word that starts sentences ("The", "How", "What", "I", ...: "The Open Text
+-- Summarizer" -> tots and ots); brain.keyword_scan keeps only initials that
+-- some, but few, chunks hold. Initials go through brain.words_tsquery like
+-- any query word. Reads brain.query_bound(q), like brain.parse_query
+-- (docs/retrieval.md, "Initials").
 CREATE OR REPLACE FUNCTION brain.query_initials(q text) RETURNS text[]
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
 	tok text;
 	w text;
+	-- Initials, '|' between runs, '.' where a lower-case word sits inside
+	-- a run, '*' before the initial of a first word that starts sentences.
 	runs text := '';
 	piece text;
+	part text;
+	variants text[];
 	g tsquery;
 	res text[] := '{}';
 BEGIN
@@ -313,8 +321,15 @@ BEGIN
 		END IF;
 		w := regexp_replace(tok, '^[(\[{"“„«''‘]+|[)\]}"”»''’,;:.!?]+$', '', 'g');
 		IF w ~ '^[[:upper:]][[:alnum:]]*$' AND w <> 'OR' THEN
+			IF right(runs, 1) IN ('', '|') AND w IN ('The', 'A', 'An', 'This', 'That', 'These', 'Those', 'My', 'Our', 'Your',
+			                                         'How', 'What', 'Which', 'Where', 'Who', 'Why', 'When', 'Is', 'Are',
+			                                         'Do', 'Does', 'Can', 'I', 'We', 'You') THEN
+				runs := runs || '*';
+			END IF;
 			runs := runs || left(w, 1);
-		ELSIF NOT (w IN ('of', 'for', 'and', 'the', 'to', 'in', 'on', 'a', 'an', 'with') AND right(runs, 1) NOT IN ('', '|')) THEN
+		ELSIF w IN ('of', 'for', 'and', 'the', 'to', 'in', 'on', 'a', 'an', 'with') AND right(runs, 1) NOT IN ('', '|', '.') THEN
+			runs := runs || '.';
+		ELSE
 			runs := runs || '|';
 		END IF;
 		IF tok ~ '[)\]}"”»''’,;:.!?]$' THEN
@@ -322,11 +337,26 @@ BEGIN
 		END IF;
 	END LOOP;
 	FOREACH piece IN ARRAY string_to_array(runs, '|') LOOP
-		CONTINUE WHEN char_length(piece) < 3;
-		g := brain.words_tsquery(lower(piece));
-		IF g IS NOT NULL THEN
-			res := res || brain.tsquery_terms(g);
+		piece := rtrim(piece, '.');
+		variants := ARRAY[replace(replace(piece, '.', ''), '*', '')];
+		IF left(piece, 1) = '*' THEN
+			variants := variants || replace(substr(piece, 3), '.', '');
 		END IF;
+		IF strpos(piece, '.') > 0 THEN
+			FOREACH part IN ARRAY string_to_array(piece, '.') LOOP
+				variants := variants || replace(part, '*', '');
+				IF left(part, 1) = '*' THEN
+					variants := variants || substr(part, 3);
+				END IF;
+			END LOOP;
+		END IF;
+		FOREACH part IN ARRAY variants LOOP
+			CONTINUE WHEN char_length(part) < 3;
+			g := brain.words_tsquery(lower(part));
+			IF g IS NOT NULL THEN
+				res := res || brain.tsquery_terms(g);
+			END IF;
+		END LOOP;
 	END LOOP;
 	RETURN ARRAY(SELECT DISTINCT x FROM unnest(res) x ORDER BY 1);
 END

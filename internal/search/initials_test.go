@@ -20,8 +20,11 @@ func TestQueryInitials(t *testing.T) {
 	}{
 		{"Open Text Summarizer", []string{"ot"}}, // "ots", stemmed like the page title "ots"
 		{"Yet Another JSON Library - development files", []string{"yajl"}},
-		{"Diffraction Integration for Advanced Light Sources - Python3", []string{"dial"}}, // lower-case "for" inside a run
-		{"Development files for Central Test Node, a DICOM implementation", []string{"ctn"}},
+		{"Diffraction Integration for Advanced Light Sources - Python3", []string{"al", "dial"}}, // lower-case "for" inside a run; its parts too
+		{"The Open Text Summarizer", []string{"ot", "tot"}},                                      // with and without a word that starts sentences
+		{"How do I use the Open Text Summarizer on Debian?", []string{"ot", "otsd"}},             // "on Debian" ends the name
+		{"I Am Here Now", []string{"ahn", "iahn"}},
+		{"Development files for Central Test Node, a DICOM implementation", []string{"ctn"}}, // "Development files" is not a run
 		{"GNU Compiler Collection", []string{"gcc"}},
 		{"System Biology Markup Language library", []string{"sbml"}},
 		{"Reciprocal Rank Fusion (RRF) and Vector Search", []string{"rrf"}}, // a bracket ends the run; two words are not a run
@@ -70,6 +73,14 @@ func TestInitialsFindTheNamedPage(t *testing.T) {
 	top := func(q string) []string { return keywordSlugs(t, db, q, 5) }
 	if got := top("Open Text Summarizer"); len(got) == 0 || got[0] != "pkg/ots" {
 		t.Errorf("Open Text Summarizer: %v, want pkg/ots first", got)
+	}
+	var used []string
+	if err := db.QueryRow(ctx(t), `SELECT ARRAY(SELECT jsonb_array_elements_text(k.meta -> 'initials'))
+		FROM brain.keyword_scan('Open Text Summarizer', 5) k WHERE k.chunk_id IS NULL`).Scan(&used); err != nil {
+		t.Fatalf("keyword_scan meta: %v", err)
+	}
+	if !slices.Equal(used, []string{"ot"}) {
+		t.Errorf("keyword_scan meta initials = %v, want [ot]", used)
 	}
 	if got := top("open text summarizer"); slices.Contains(got, "pkg/ots") {
 		t.Errorf("open text summarizer (no capitals): %v, want no pkg/ots", got)
