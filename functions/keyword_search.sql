@@ -231,6 +231,16 @@ BEGIN
 			found := brain.keyword_candidates(
 				CASE WHEN filt IS NULL THEN round_q ELSE round_q && filt END,
 				CASE WHEN exhaustive THEN 2147483646 ELSE greatest(budget::int, lim) END, source_ids, only_compiled);
+		ELSIF source_ids IS NOT NULL AND NOT exhaustive AND dfs[1] > wide AND cardinality(found) < budget THEN
+			-- The term statistics count every source: words common in the
+			-- brain may be rare in the sources asked for, where the strict
+			-- AND then finds a few chunks and the rest would be the first
+			-- found. The rarest term's best chunks in those sources by
+			-- ts_rank join them (keyword_candidates reads at most
+			-- max(5 x budget, 2,000) of them).
+			found := ARRAY(SELECT DISTINCT x FROM unnest(found || coalesce(brain.keyword_candidates(
+				CASE WHEN filt IS NULL THEN round_q ELSE round_q && filt END,
+				greatest(budget::int, lim), source_ids, only_compiled), '{}')) x);
 		END IF;
 		IF NOT exhaustive AND cardinality(found) >= greatest(budget::int, lim) THEN
 			exact := false;
