@@ -150,6 +150,9 @@ func printSummary(w io.Writer, s ingest.Summary) {
 	if len(s.Collisions) > 0 {
 		fmt.Fprintf(w, ", %d renamed for slug collisions", len(s.Collisions))
 	}
+	if s.IndexRebuild > 0 {
+		fmt.Fprintf(w, " (the vector index rebuilt in %.1fs of it)", s.IndexRebuild.Seconds())
+	}
 	fmt.Fprintln(w)
 	for _, f := range s.Failures {
 		fmt.Fprintf(w, "  failed: %s: %s\n", f.Path, f.Reason)

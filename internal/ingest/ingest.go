@@ -94,6 +94,9 @@ type Summary struct {
 	// written by name, which import --prune keeps.
 	MarkedPut int           `json:"marked_put,omitempty"`
 	Elapsed   time.Duration `json:"-"`
+	// IndexRebuild is how long rebuilding the vector index after a bulk
+	// load took, included in Elapsed; 0 when the import kept the index.
+	IndexRebuild time.Duration `json:"-"`
 }
 
 // DefaultBatchPages is how many pages a batch holds at most. Every batch
@@ -161,9 +164,13 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 	}
 	if susp != nil {
 		defer func() {
+			t0 := time.Now()
 			if rerr := susp.resume(context.WithoutCancel(ctx), b); rerr != nil && err == nil {
 				err = rerr
 			}
+			// The rebuild is part of the import's time (and can be most of it).
+			sum.IndexRebuild = time.Since(t0)
+			sum.Elapsed = time.Since(start)
 		}()
 	}
 	seen, err := runPipeline(ctx, b, len(files), func(i int) fileResult {
