@@ -91,7 +91,12 @@ func cutNote(w io.Writer, r *search.Response) {
 	}
 	kept, _ := cut["words_kept"].(float64)
 	total, _ := cut["words_total"].(float64)
-	fmt.Fprintf(w, "pgbrain: note: only the start of the query was searched: its first %d distinct words of %d (see docs/security.md, \"Bounded queries\")\n", int(kept), int(total))
+	// words_total counts the words of the first 8,192 characters only.
+	of := ""
+	if utf8.RuneCountInString(r.Query) > 8192 {
+		of = "at least "
+	}
+	fmt.Fprintf(w, "pgbrain: note: only the start of the query was searched: its first %d distinct words of %s%d (see docs/security.md, \"Bounded queries\")\n", int(kept), of, int(total))
 }
 
 // knownSources refuses a --source that names no source, which would

@@ -242,6 +242,7 @@ func TestLongQuerySaysItWasCut(t *testing.T) {
 		{"search", strings.Join(words, " "), "first 32 distinct words of 40"},
 		{"query", strings.Join(words, " "), "first 32 distinct words of 40"},
 		{"search", strings.Join(dotted, "·"), "first 64 word groups"},
+		{"search", strings.Repeat(strings.Join(words, " ")+" ", 30), "first 32 distinct words of at least 40"}, // 10,000 characters
 		{"search", "widget", ""},
 	} {
 		_, errOut, code := pgbrain(t, b.url, "", tt.cmd, tt.q)
