@@ -118,6 +118,14 @@ func knownSources(ctx context.Context, b *brain.Brain, ids []string) error {
 func searchArgs(c *cli.Context, name string) (string, search.Options, error) {
 	var o search.Options
 	if c.NArg() != 1 {
+		// A single-dash word is kept as a query word ("-emacs" negates), so
+		// a mistyped flag such as -n arrives here as an extra argument.
+		for _, a := range c.Args().Slice() {
+			if len(a) > 1 && a[0] == '-' && c.NArg() > 1 {
+				return "", o, usageError("%s: give exactly one query, quoted (pgbrain %s \"QUERY\"); %s is not a flag of %s (see 'pgbrain %s --help'), and a -word that excludes pages goes inside the quoted query",
+					name, name, a, name, name)
+			}
+		}
 		return "", o, usageError("%s: give exactly one query, quoted (pgbrain %s \"QUERY\")", name, name)
 	}
 	q := c.Args().First()

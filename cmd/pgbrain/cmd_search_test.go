@@ -29,6 +29,7 @@ func TestSearchRefusesBadQueries(t *testing.T) {
 		{"bad detail", []string{"query", "--detail", "max", "x"}, "not one of low, medium, high"},
 		{"bad limit", []string{"search", "--limit", "101", "x"}, "use 1 to 100"},
 		{"no query", []string{"query"}, "give exactly one query"},
+		{"short flag that is not one", []string{"search", "-n", "3", "ssh"}, "-n is not a flag of search"},
 		{"empty query", []string{"query", ""}, "the query is empty"},
 		{"blank query", []string{"search", " \t "}, "the query is empty"},
 	}
