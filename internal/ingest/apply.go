@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -52,8 +53,12 @@ func writeBatch(ctx context.Context, b *brain.Brain, opts Options, batch []parse
 }
 
 // maxConflictRetries bounds how often a batch is retried after losing a
-// deadlock or serialization conflict.
-const maxConflictRetries = 5
+// deadlock or serialization conflict. Writers replacing pages that share
+// words upsert the same term statistics from two statements (the old
+// chunks' and the new ones'), each in lexeme order but not in one order
+// across both, so a re-import of many changed pages by several writers can
+// lose several deadlocks in a row.
+const maxConflictRetries = 10
 
 func applyRetrying(ctx context.Context, b *brain.Brain, opts Options, batch []parsed, vectors [][][]float32, sum *Summary) error {
 	for attempt := 0; ; attempt++ {
@@ -64,7 +69,9 @@ func applyRetrying(ctx context.Context, b *brain.Brain, opts Options, batch []pa
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(time.Duration(attempt+1) * 20 * time.Millisecond):
+		// Jittered, so writers that deadlocked together do not retry in
+		// step and meet again.
+		case <-time.After(time.Duration(attempt+1)*20*time.Millisecond + rand.N(time.Duration(attempt+1)*20*time.Millisecond)):
 		}
 	}
 }
