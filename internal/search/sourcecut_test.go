@@ -57,21 +57,8 @@ func TestSourceFilteredCutOnCommonWords(t *testing.T) {
 	}
 	top := func(exhaustive bool) []string {
 		t.Helper()
-		rows, err := db.Query(ctx(t), `SELECT p.slug FROM brain.keyword_scan('ibis heron egret', 3, ARRAY['small'], false, $1) k
+		return querySlugs(t, db, `SELECT p.slug FROM brain.keyword_scan('ibis heron egret', 3, ARRAY['small'], false, $1) k
 			JOIN brain.pages p ON p.id = k.page_id WHERE k.chunk_id IS NOT NULL ORDER BY k.keyword_rank`, exhaustive)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var out []string
-		for rows.Next() {
-			var s string
-			if err := rows.Scan(&s); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, s)
-		}
-		return out
 	}
 	want := top(true)
 	if len(want) != 3 || !slices.Contains(want, "s/best") {

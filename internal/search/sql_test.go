@@ -3,11 +3,12 @@ package search
 import (
 	"fmt"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"math"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 const cols = `slug, chunk_index, chunk_source, score, keyword_rank, vector_rank`
@@ -148,9 +149,15 @@ func TestSourceBoostsLongestPrefix(t *testing.T) {
 
 func keywordSlugs(t *testing.T, db *pgxpool.Pool, q string, lim int) []string {
 	t.Helper()
-	rows, err := db.Query(ctx(t), `SELECT p.slug FROM brain.keyword_search($1, $2) k JOIN brain.pages p ON p.id = k.page_id ORDER BY k.keyword_rank`, q, lim)
+	return querySlugs(t, db, `SELECT p.slug FROM brain.keyword_search($1, $2) k JOIN brain.pages p ON p.id = k.page_id ORDER BY k.keyword_rank`, q, lim)
+}
+
+// querySlugs runs sql, which selects one text column, and returns its rows.
+func querySlugs(t *testing.T, db *pgxpool.Pool, sql string, args ...any) []string {
+	t.Helper()
+	rows, err := db.Query(ctx(t), sql, args...)
 	if err != nil {
-		t.Fatalf("keyword_search(%q): %v", q, err)
+		t.Fatalf("%s %v: %v", sql, args, err)
 	}
 	defer rows.Close()
 	var out []string
@@ -162,7 +169,7 @@ func keywordSlugs(t *testing.T, db *pgxpool.Pool, q string, lim int) []string {
 		out = append(out, s)
 	}
 	if err := rows.Err(); err != nil {
-		t.Fatalf("keyword_search(%q): %v", q, err)
+		t.Fatalf("%s %v: %v", sql, args, err)
 	}
 	return out
 }
