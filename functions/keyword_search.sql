@@ -122,7 +122,6 @@ DECLARE
 	exact boolean := true;
 	rounds int := 0;
 	phrases_dropped boolean := false;
-	i int;
 	near tsquery;
 	fill_to int; -- how many rows the caller shows: withheld_within, at most lim
 	drop_o bigint;
@@ -338,12 +337,9 @@ BEGIN
 		-- Phrases that match nothing: answer with the words alone.
 		EXIT retry WHEN cardinality(ids) > 0 OR phrases_dropped OR jsonb_array_length(p.info -> 'phrases') = 0;
 		phrases_dropped := true;
-		-- Keep the negations only.
-		filt := NULL;
-		FOR i IN 1 .. jsonb_array_length(p.info -> 'negated') LOOP
-			filt := CASE WHEN filt IS NULL THEN !!brain.words_tsquery(p.info -> 'negated' ->> (i - 1))
-			             ELSE filt && !!brain.words_tsquery(p.info -> 'negated' ->> (i - 1)) END;
-		END LOOP;
+		-- Keep the negations only: none of the negated words (NULL when
+		-- there are none).
+		filt := !!neg;
 	END LOOP;
 
 	-- Title terms for the best title_depth (at least lim) chunks, which

@@ -121,7 +121,7 @@ func searchArgs(c *cli.Context, name string) (string, search.Options, error) {
 		// A single-dash word is kept as a query word ("-emacs" negates), so
 		// a mistyped flag such as -n arrives here as an extra argument.
 		for _, a := range c.Args().Slice() {
-			if len(a) > 1 && a[0] == '-' && c.NArg() > 1 {
+			if len(a) > 1 && a[0] == '-' {
 				return "", o, usageError("%s: give exactly one query, quoted (pgbrain %s \"QUERY\"); %s is not a flag of %s (see 'pgbrain %s --help'), and a -word that excludes pages goes inside the quoted query",
 					name, name, a, name, name)
 			}

@@ -56,6 +56,16 @@ func TestNegationLeavesOutPages(t *testing.T) {
 			break
 		}
 	}
+	// A phrase that matches nothing is dropped and the words searched
+	// alone; the negation still holds.
+	q := `"kestrel nests in the field" kestrel -falconry`
+	if got := keywordSlugs(t, db, q, 10); !slices.Equal(got, []string{"n/clean"}) {
+		t.Errorf("keyword arm for %s: %v, want only n/clean", q, got)
+	}
+	var dropped bool
+	if err := db.QueryRow(ctx(t), `SELECT (k.meta ->> 'phrases_dropped')::boolean FROM brain.keyword_scan($1, 10) k WHERE k.chunk_id IS NULL`, q).Scan(&dropped); err != nil || !dropped {
+		t.Errorf("keyword_scan meta phrases_dropped for %s: %v, %v; want true", q, dropped, err)
+	}
 	// Without the negation every page can come back.
 	if all := keywordSlugs(t, db, "kestrel", 10); !slices.Contains(all, "n/mixed") {
 		t.Errorf("keyword arm for \"kestrel\": %v, want n/mixed among them", all)
