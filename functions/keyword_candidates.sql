@@ -19,7 +19,11 @@ LANGUAGE plpgsql STABLE SET search_path = brain, {{.vector_schema}}, pg_temp
 	-- the first matches in physical order, from block 0 every time: a
 	-- synchronized scan starts where another one is, and the cut would
 	-- change from call to call
-	SET synchronize_seqscans = off AS $fn$
+	SET synchronize_seqscans = off
+	-- planned for each query (brain.keyword_scan, the caller, forces
+	-- generic plans): a seqscan's first matches or the index, by the
+	-- words' frequencies
+	SET plan_cache_mode = auto AS $fn$
 DECLARE
 	ids bigint[];
 	-- A cap this large or larger ranks every match.

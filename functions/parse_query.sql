@@ -17,8 +17,8 @@
 -- groups: 64 common words cost it ten times what 32 do.)
 CREATE OR REPLACE FUNCTION brain.query_bound(q text, max_words int DEFAULT 32, max_chars int DEFAULT 4096,
 	OUT kept text, OUT words int, OUT cut boolean)
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-BEGIN ATOMIC
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+BEGIN
 	WITH toks AS (
 		SELECT m[1] || m[2] AS piece, lower(m[2]) AS word, t.ord
 		FROM regexp_matches(left(q, 2 * greatest(max_chars, 1)), '([\s!-/:-@\[-`{-~\u2000-\u206f\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\uffe0-\uffee]*)([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]|[^\s!-/:-@\[-`{-~\u2000-\u206f\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\uffe0-\uffee\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]+)', 'g') WITH ORDINALITY AS t (m, ord)
@@ -36,8 +36,10 @@ BEGIN ATOMIC
 	SELECT left(k.txt, greatest(max_chars, 1)),
 	       (SELECT count(*)::int FROM firsts),
 	       q IS DISTINCT FROM left(k.txt, greatest(max_chars, 1))
+	INTO kept, words, cut
 	FROM k;
-END;
+END
+$fn$;
 
 -- brain.parse_query(q): how a search query is read (docs/retrieval.md,
 -- "Query grammar").
@@ -116,7 +118,11 @@ BEGIN
 		q := b.kept;
 	END IF;
 	FOR tok IN
-		SELECT m[1] FROM regexp_matches(translate(brain.cjk_bigrams(q), '“”„«»', '"""""'), '("[^"]*"?|[^\s"]+)', 'g') AS m
+		-- (cjk_bigrams only for CJK text: an SQL function with a subquery,
+		-- it is planned again on every execution of this statement)
+		SELECT m[1] FROM regexp_matches(translate(
+			CASE WHEN q ~ '[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]' THEN brain.cjk_bigrams(q) ELSE q END,
+			'“”„«»', '"""""'), '("[^"]*"?|[^\s"]+)', 'g') AS m
 	LOOP
 		IF left(tok, 1) = '"' THEN
 			-- Checked first: phraseto_tsquery of stop words alone raises a NOTICE.
@@ -272,7 +278,7 @@ $fn$;
 CREATE OR REPLACE FUNCTION brain.words_tsquery(t text) RETURNS tsquery
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE STRICT SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
-	v tsvector := to_tsvector('brain.english_unaccent'::regconfig, brain.cjk_bigrams(t));
+	v tsvector := brain.text_tsvector(t);
 BEGIN
 	IF v = ''::tsvector THEN
 		RETURN NULL;

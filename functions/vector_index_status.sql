@@ -21,9 +21,9 @@
 -- brain.vector_index_ready(): whether vector search runs now: the index is
 -- valid, or exact scans were asked for.
 CREATE OR REPLACE FUNCTION brain.vector_index_status() RETURNS text
-LANGUAGE sql STABLE
-BEGIN ATOMIC
-	SELECT CASE
+LANGUAGE plpgsql STABLE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
+BEGIN
+	RETURN (SELECT CASE
 		WHEN coalesce(i.valid, false) THEN 'ready'
 		WHEN coalesce(current_setting('brain.vector_scan', true), '') = 'exact' THEN 'exact'
 		WHEN i.valid IS NOT NULL AND s.state IS DISTINCT FROM 'rebuilding' THEN 'invalid'
@@ -33,8 +33,9 @@ BEGIN ATOMIC
 	FROM (SELECT (SELECT x.indisvalid AND x.indisready FROM pg_catalog.pg_index x
 			WHERE x.indexrelid = to_regclass('brain.chunks_embedding_hnsw')) AS valid) i,
 	     (SELECT (SELECT state FROM brain.vector_index_state
-			WHERE index_name = 'chunks_embedding_hnsw') AS state) s;
-END;
+			WHERE index_name = 'chunks_embedding_hnsw') AS state) s);
+END
+$fn$;
 
 CREATE OR REPLACE FUNCTION brain.vector_index_ready() RETURNS boolean
 LANGUAGE sql STABLE
