@@ -191,8 +191,11 @@ BEGIN
 	SELECT coalesce(array_agg(x.g ORDER BY x.o), '{}'), coalesce(array_agg(x.ub ORDER BY x.o), '{}')
 	INTO live, live_ub
 	FROM (
-		SELECT g.g, g.o, (SELECT sum(t.doc_freq) FROM unnest(brain.tsquery_terms(g.g)) l
-		                  JOIN brain.term_stats t ON t.lexeme = l) AS ub
+		-- (the group's terms are among the query's: @> tests a lexeme's
+		-- presence in the group; brain.tsquery_terms here, an SQL function
+		-- with a query, was planned again on every search)
+		SELECT g.g, g.o, (SELECT sum(u.d) FROM unnest(lex, dfs) AS u (l, d)
+		                  WHERE g.g @> brain.lexeme_tsquery(u.l)) AS ub
 		FROM unnest(p.groups) WITH ORDINALITY AS g (g, o)
 	) x
 	WHERE x.ub > 0;

@@ -16,11 +16,17 @@ DECLARE
 	v text;
 	d float8;
 	problem text;
+	is_local boolean;
 BEGIN
+	-- One call site: brain.embedder() is planned once per transaction at
+	-- each place it is called, and a search reads this function twenty times.
+	IF name IN ('vector_weight', 'rrf_k', 'vector_fill_only') THEN
+		is_local := brain.embedder() = 'local';
+	END IF;
 	d := CASE name
 		WHEN 'keyword_weight' THEN 1.0
-		WHEN 'vector_weight' THEN CASE WHEN brain.embedder() = 'local' THEN 0.25 ELSE 1.0 END
-		WHEN 'rrf_k' THEN CASE WHEN brain.embedder() = 'local' THEN 10 ELSE 60 END
+		WHEN 'vector_weight' THEN CASE WHEN is_local THEN 0.25 ELSE 1.0 END
+		WHEN 'rrf_k' THEN CASE WHEN is_local THEN 10 ELSE 60 END
 		WHEN 'bm25_k1' THEN 1.2
 		WHEN 'bm25_b' THEN 0.75
 		WHEN 'title_weight' THEN 2.0
@@ -35,7 +41,7 @@ BEGIN
 		WHEN 'title_depth' THEN 50
 		WHEN 'proximity' THEN 0.2
 		WHEN 'initials' THEN 1
-		WHEN 'vector_fill_only' THEN CASE WHEN brain.embedder() = 'local' THEN 1 ELSE 0 END
+		WHEN 'vector_fill_only' THEN CASE WHEN is_local THEN 1 ELSE 0 END
 		WHEN 'type_share' THEN 1.0
 	END;
 	IF d IS NULL THEN
