@@ -8,6 +8,8 @@
 --   input; a query without indexable positive words returns no rows.
 -- * Every query term counts: BM25 = Σ_t idf(t) · tf'(t)(k1 + 1) /
 --   (tf'(t) + k1(1 − b + b·doc_len/avgdl)) over all of the query's terms
+--   (a hyphenated word counts through its parts and joined form; its own
+--   lexeme only when none of its parts is a term)
 --   (k1, b, field weights from brain.search_setting); score =
 --   (BM25 · (1 + coverage_weight · coverage²) + title_affinity · affinity)
 --   · (1 + title_coverage · explained) · (1 − title_unexplained)^unexplained
@@ -114,7 +116,8 @@ DECLARE
 	dfs float8[];
 	idfs float8[];
 	n_terms int;
-	all_terms text[]; -- the query's terms and, where chunks hold them, its initials
+	base_terms text[]; -- the query's terms BM25 scores (see below)
+	all_terms text[]; -- those and, where chunks hold them, the query's initials
 	initials text[];
 	neg tsquery; -- the negated words: their pages are left out
 	taken int := 0;
@@ -155,14 +158,27 @@ BEGIN
 	END IF;
 	p := brain.parse_query(q);
 	n_terms := cardinality(p.terms);
-	all_terms := p.terms;
+	-- A hyphenated word's own lexeme ("tesseract-ocr") is scored only when
+	-- none of its parts is a term: with its parts and joined form it
+	-- counted the word up to three times, and a page holding exactly that
+	-- compound (a title "tesseract-ocr") beat the page holding its parts
+	-- and the rest of the query ("tesseract-ocr-pan", "... Punjabi"). It
+	-- still matches: the word groups hold it.
+	base_terms := ARRAY(
+		SELECT t FROM unnest(p.terms) AS t
+		WHERE strpos(t, '-') = 0 OR NOT EXISTS (
+			SELECT 1 FROM unnest(p.groups) AS g, unnest(p.terms) AS u
+			WHERE strpos(u, '-') = 0 AND u <> replace(t, '-', '')
+			  AND g @> brain.lexeme_tsquery(t) AND g @> brain.lexeme_tsquery(u))
+		ORDER BY 1);
+	all_terms := base_terms;
 	IF n_terms > 0 AND brain.search_setting('initials') <> 0 THEN
 		-- The initials of capitalised runs ("Open Text Summarizer" -> ots)
 		-- count as terms where some, but at most budget, chunks hold them:
 		-- a name written as its initials.
 		initials := brain.query_initials(q);
 		IF cardinality(initials) > 0 THEN
-			all_terms := p.terms || ARRAY(
+			all_terms := base_terms || ARRAY(
 				SELECT i.l FROM unnest(initials) AS i (l) JOIN brain.term_stats t ON t.lexeme = i.l
 				WHERE t.doc_freq BETWEEN 1 AND budget AND NOT (i.l = ANY (p.terms)) ORDER BY 1);
 		END IF;
@@ -395,7 +411,7 @@ BEGIN
 	m := jsonb_build_object('candidates', cardinality(ids), 'rounds', rounds, 'terms_scanned', taken,
 			'terms_total', n_terms, 'exact', (exact AND title_unx = 0) OR exhaustive, 'phrases_dropped', phrases_dropped,
 			'title_scored', title_n, 'parser', p.info,
-			'initials', to_jsonb(coalesce(all_terms[cardinality(p.terms) + 1:], '{}')));
+			'initials', to_jsonb(coalesce(all_terms[cardinality(base_terms) + 1:], '{}')));
 	IF scope = 'all' THEN
 		RETURN QUERY SELECT u.id, u.pid, u.sc, u.r::int, NULL::jsonb
 			FROM unnest(r_ids, r_pids, r_scores) WITH ORDINALITY AS u (id, pid, sc, r) ORDER BY u.r;
