@@ -26,7 +26,8 @@
 --   docs/retrieval.md): every chunk holding one of the query's rarest terms
 --   (document frequencies summing to at most keyword_candidates; a single
 --   term past that is cut by length-normalised ts_rank), plus up to
---   keyword_candidates chunks matching all word groups but at most one,
+--   keyword_candidates chunks matching all word groups but at most one
+--   (but at most two for five or six groups, when that scan is bounded),
 --   groups no chunk holds not counted (so a chunk whose words are all
 --   common is not lost), for queries of at most 16 such groups. MaxScore bound:
 --   a chunk holding none of the rare terms scores at most
@@ -141,6 +142,7 @@ DECLARE
 	wide float8 := 5 * greatest(brain.search_setting('keyword_candidates'), 10);
 	live_ub float8[];
 	near_ub float8;
+	near2_ub float8;
 	near_drop int := 1;
 	scope text := brain.caller_scope();
 	r_ids bigint[];
@@ -226,6 +228,22 @@ BEGIN
 		SELECT sum((SELECT min(u2) FROM unnest(live_ub) WITH ORDINALITY AS v2 (u2, o2) WHERE o2 <> v1.o1))
 		INTO near_ub FROM unnest(live_ub) WITH ORDINALITY AS v1 (u1, o1);
 		near_drop := CASE WHEN near_ub <= wide THEN 1 ELSE 0 END;
+		-- Five or six groups: all but two, when that is bounded too (Σ over
+		-- the pairs left out of the min of the others' bounds). A known
+		-- item's page often holds three of five words, or four of six, none
+		-- of them the rarest. Not past six: GIN evaluates the whole OR of
+		-- ANDs (15 of them at six groups, 28 at eight) for every chunk
+		-- holding any of the words, and seven or eight groups cost a search
+		-- 4% more for no gain measured (docs/retrieval.md).
+		IF near_drop = 1 AND cardinality(live) BETWEEN 5 AND 6 THEN
+			SELECT sum((SELECT min(u3) FROM unnest(live_ub) WITH ORDINALITY AS v3 (u3, o3) WHERE o3 NOT IN (v1.o1, v2.o2)))
+			INTO near2_ub
+			FROM unnest(live_ub) WITH ORDINALITY AS v1 (u1, o1), unnest(live_ub) WITH ORDINALITY AS v2 (u2, o2)
+			WHERE v1.o1 < v2.o2;
+			IF near2_ub <= wide THEN
+				near_drop := 2;
+			END IF;
+		END IF;
 	END IF;
 
 	<<retry>>

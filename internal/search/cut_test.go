@@ -1,6 +1,7 @@
 package search
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -207,5 +208,35 @@ func TestCandidateScanStaysNarrowOnCommonWords(t *testing.T) {
 	}
 	if got := chunkIDs(t, b.Pool, `SELECT chunk_id FROM brain.keyword_search($1, 10)`, "common7"); len(got) != 10 {
 		t.Errorf("common7: %d results, want 10", len(got))
+	}
+}
+
+// TestCandidatesHoldThreeOfFiveWords: a known item's page often holds three
+// of the query's five words, none of them the rarest. With a budget of 40
+// the first round takes only the two rarest words (10 chunks each), and the
+// page holds neither, nor four of the five words; the all-but-two scan for
+// five groups, bounded here, brings it in, and it ranks first.
+func TestCandidatesHoldThreeOfFiveWords(t *testing.T) {
+	t.Parallel()
+	db := dbtest.Open(t, testdb.Options{Dim: 8}).Pool
+	v := "[1,0,0,0,0,0,0,0]"
+	pages := []page{{slug: "pkg/target", title: "target", chunks: []chunk{{ct, "cormorant dunlin egret in one place", v}}}}
+	add := func(prefix, text string, n int) {
+		for i := range n {
+			pages = append(pages, page{slug: fmt.Sprintf("pkg/%s%d", prefix, i), title: fmt.Sprintf("%s %d", prefix, i),
+				chunks: []chunk{{ct, text, v}}})
+		}
+	}
+	add("a", "avocet and unrelated words", 10)
+	add("b", "bittern and other words", 10)
+	add("c", "cormorant alone here", 25)
+	add("d", "dunlin alone here", 25)
+	add("e", "egret alone here", 25)
+	add("f", "filler text about gardens", 200)
+	seed(t, db, pages)
+	setSetting(t, db, "keyword_candidates", "40")
+	q := "avocet bittern cormorant dunlin egret"
+	if got := keywordSlugs(t, db, q, 10); len(got) == 0 || got[0] != "pkg/target" {
+		t.Errorf("%q: %v, want pkg/target first", q, got)
 	}
 }
