@@ -460,3 +460,61 @@ func testdbEmpty(t *testing.T) string {
 	}
 	return u
 }
+
+// TestChunkRowsStoredPlain: a chunk row up to toast_tuple_target (8,160
+// bytes) keeps its text and tsvector uncompressed and inline, so search
+// reads them without decompressing; only a longer chunk is compressed.
+func TestChunkRowsStoredPlain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := connect(t, testdb.Options{Dim: 256})
+	pageID := insertPage(t, conn, "notes/long", "Long notes")
+	// About 1,500 characters of distinct prose words: with its tsvector
+	// and a 256-dimension embedding the row is over 3 KB, which the
+	// default target of 2 KB compressed.
+	var words []string
+	for i := range 160 {
+		words = append(words, fmt.Sprintf("word%dx", i))
+	}
+	medium := strings.Join(words, " ")
+	if _, err := conn.Exec(ctx, `INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text)
+		VALUES ($1, 0, 'compiled_truth', $2), ($1, 1, 'compiled_truth', repeat($2 || ' ', 20))`, pageID, medium); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := conn.Query(ctx, `SELECT chunk_index, pg_column_size(c.*), pg_column_compression(text), pg_column_compression(tsv)
+		FROM brain.chunks c WHERE page_id = $1 ORDER BY chunk_index`, pageID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var idx, size int
+		var textComp, tsvComp *string
+		if err := rows.Scan(&idx, &size, &textComp, &tsvComp); err != nil {
+			t.Fatal(err)
+		}
+		switch idx {
+		case 0:
+			if size < 2500 || size > 8160 {
+				t.Fatalf("fixture: the medium row is %d bytes, want 2,500-8,160", size)
+			}
+			if textComp != nil || tsvComp != nil {
+				t.Errorf("a %d-byte chunk row was compressed (text %v, tsvector %v), want it stored plain", size, deref(textComp), deref(tsvComp))
+			}
+		case 1:
+			if textComp == nil {
+				t.Errorf("a chunk of %d bytes (over the target) kept its text uncompressed", size)
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "none"
+	}
+	return *s
+}
