@@ -41,10 +41,12 @@ BEGIN
 			id bigint, slug text NOT NULL, title text NOT NULL, type text NOT NULL, body text NOT NULL,
 			timeline text NOT NULL, frontmatter jsonb NOT NULL, content_hash text NOT NULL
 		) ON COMMIT DELETE ROWS;
+		-- Stored like brain.chunks (migration 019): a chunk's text that was
+		-- compressed here would be copied into brain.chunks compressed.
 		CREATE TEMP TABLE import_chunks (
 			id bigint, slug text NOT NULL, chunk_index int NOT NULL, chunk_source text NOT NULL,
 			text text NOT NULL, embedding vector
-		) ON COMMIT DELETE ROWS;
+		) WITH (toast_tuple_target = 8160) ON COMMIT DELETE ROWS;
 		CREATE TEMP TABLE import_applied (
 			id bigint NOT NULL, slug text NOT NULL, inserted boolean NOT NULL
 		) ON COMMIT DELETE ROWS;

@@ -117,7 +117,9 @@ DECLARE
 	dfs float8[];
 	idfs float8[];
 	n_terms int;
-	base_terms text[]; -- the query's terms BM25 scores (see below)
+	unscored text[]; -- lexemes that find chunks but add nothing to a score (see below)
+	s_lex text[]; -- the terms scored, rarest first, and their idfs
+	s_idfs float8[];
 	all_terms text[]; -- those and, where chunks hold them, the query's initials
 	initials text[];
 	neg tsquery; -- the negated words: their pages are left out
@@ -160,27 +162,14 @@ BEGIN
 	END IF;
 	p := brain.parse_query(q);
 	n_terms := cardinality(p.terms);
-	-- A hyphenated word's own lexeme ("tesseract-ocr") is scored only when
-	-- none of its parts is a term: with its parts and joined form it
-	-- counted the word up to three times, and a page holding exactly that
-	-- compound (a title "tesseract-ocr") beat the page holding its parts
-	-- and the rest of the query ("tesseract-ocr-pan", "... Punjabi"). It
-	-- still matches: the word groups hold it.
-	base_terms := ARRAY(
-		SELECT t FROM unnest(p.terms) AS t
-		WHERE strpos(t, '-') = 0 OR NOT EXISTS (
-			SELECT 1 FROM unnest(p.groups) AS g, unnest(p.terms) AS u
-			WHERE strpos(u, '-') = 0 AND u <> replace(t, '-', '')
-			  AND g @> brain.lexeme_tsquery(t) AND g @> brain.lexeme_tsquery(u))
-		ORDER BY 1);
-	all_terms := base_terms;
+	all_terms := p.terms;
 	IF n_terms > 0 AND brain.search_setting('initials') <> 0 THEN
 		-- The initials of capitalised runs ("Open Text Summarizer" -> ots)
 		-- count as terms where some, but at most budget, chunks hold them:
 		-- a name written as its initials.
 		initials := brain.query_initials(q);
 		IF cardinality(initials) > 0 THEN
-			all_terms := base_terms || ARRAY(
+			all_terms := p.terms || ARRAY(
 				SELECT i.l FROM unnest(initials) AS i (l) JOIN brain.term_stats t ON t.lexeme = i.l
 				WHERE t.doc_freq BETWEEN 1 AND budget AND NOT (i.l = ANY (p.terms)) ORDER BY 1);
 		END IF;
@@ -203,6 +192,25 @@ BEGIN
 	                 ORDER BY coalesce(t.doc_freq, 0), l.lexeme)
 	INTO lex, dfs, idfs
 	FROM unnest(all_terms) AS l (lexeme) LEFT JOIN brain.term_stats t ON t.lexeme = l.lexeme;
+	-- A hyphenated word's own lexeme ("tesseract-ocr") finds chunks but is
+	-- not scored when one of its parts is a term of its group: with its
+	-- parts and joined form it counted the word up to three times (in BM25
+	-- and in the title terms), and a page holding exactly that compound (a
+	-- title "tesseract-ocr") beat the page holding its parts and the rest
+	-- of the query ("tesseract-ocr-pan", "... Punjabi"). A part is a term
+	-- without a dash that the lexeme contains, other than its joined form;
+	-- "to-do" (both parts stop words), the other side of an OR, a slashed
+	-- word, a host name and a negative number ("-64") stay scored.
+	unscored := ARRAY(
+		SELECT t FROM unnest(p.terms) AS t
+		WHERE strpos(t, '-') > 0 AND strpos(t, '/') = 0 AND EXISTS (
+			SELECT 1 FROM unnest(p.groups) AS g, unnest(p.terms) AS u
+			WHERE strpos(u, '-') = 0 AND u <> replace(t, '-', '') AND strpos(t, u) > 0
+			  AND g @> brain.lexeme_tsquery(t) AND g @> brain.lexeme_tsquery(u)));
+	SELECT coalesce(array_agg(u.l ORDER BY u.o), '{}'), coalesce(array_agg(u.i ORDER BY u.o), '{}')
+	INTO s_lex, s_idfs
+	FROM unnest(lex, idfs) WITH ORDINALITY AS u (l, i, o)
+	WHERE NOT (u.l = ANY (unscored));
 
 	-- Live groups (some chunk holds one of their terms), each with an upper
 	-- bound on the chunks it matches: the sum of its terms' frequencies.
@@ -349,7 +357,7 @@ BEGIN
 			IF cardinality(found) > 0 THEN
 				SELECT ids || array_agg(s.id), scores || array_agg(s.sc), stricts || array_agg(s.strict)
 				INTO ids, scores, stricts
-				FROM brain.bm25_scores(found, lex, idfs, p.strict_q, k1, b, w_a, w_c, avgdl, bonus, cover) s;
+				FROM brain.bm25_scores(found, s_lex, s_idfs, p.strict_q, k1, b, w_a, w_c, avgdl, bonus, cover) s;
 			END IF;
 			EXIT WHEN taken >= n_terms OR exhaustive;
 			SELECT x INTO theta FROM unnest(scores) x ORDER BY x DESC OFFSET lim - 1 LIMIT 1;
@@ -407,7 +415,7 @@ BEGIN
 		LIMIT CASE WHEN title_on OR prox_on THEN greatest(depth, lim) ELSE lim END),
 	t AS (
 		SELECT ts.id, ts.affinity, ts.explained, ts.unexplained
-		FROM brain.title_scores(ARRAY(SELECT top.id FROM top), lex, idfs) ts
+		FROM brain.title_scores(ARRAY(SELECT top.id FROM top), s_lex, s_idfs) ts
 		WHERE title_on),
 	px AS (
 		SELECT c.id, count(*) FILTER (WHERE c.tsv @@ x)::float8 / cardinality(pairs) AS near
@@ -429,7 +437,7 @@ BEGIN
 	m := jsonb_build_object('candidates', cardinality(ids), 'rounds', rounds, 'terms_scanned', taken,
 			'terms_total', n_terms, 'exact', (exact AND title_unx = 0) OR exhaustive, 'phrases_dropped', phrases_dropped,
 			'title_scored', title_n, 'parser', p.info,
-			'initials', to_jsonb(coalesce(all_terms[cardinality(base_terms) + 1:], '{}')));
+			'initials', to_jsonb(coalesce(all_terms[cardinality(p.terms) + 1:], '{}')));
 	IF scope = 'all' THEN
 		RETURN QUERY SELECT u.id, u.pid, u.sc, u.r::int, NULL::jsonb
 			FROM unnest(r_ids, r_pids, r_scores) WITH ORDINALITY AS u (id, pid, sc, r) ORDER BY u.r;

@@ -481,13 +481,44 @@ func TestChunkRowsStoredPlain(t *testing.T) {
 		VALUES ($1, 0, 'compiled_truth', $2), ($1, 1, 'compiled_truth', repeat($2 || ' ', 20))`, pageID, medium); err != nil {
 		t.Fatal(err)
 	}
+	// Longer text through the import's staging tables, as `pgbrain import`
+	// and `put` write it: over 2 KB in a staging row, where the default
+	// target compressed it and the compressed value was copied on.
+	medium = strings.Repeat(strings.Join(words[:40], " ")+" ", 8)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	for _, sql := range []string{
+		`SELECT brain.import_begin()`,
+		`INSERT INTO pg_temp.import_pages (slug, title, type, body, timeline, frontmatter, content_hash)
+			VALUES ('notes/imported', 'Imported notes', 'note', $1, '', '{}', md5($1) || md5($1))`,
+		`INSERT INTO pg_temp.import_chunks (slug, chunk_index, chunk_source, text)
+			VALUES ('notes/imported', 0, 'compiled_truth', $1), ('notes/imported', 1, 'compiled_truth', repeat($1 || ' ', 20))`,
+		`SELECT count(*) FROM brain.import_apply('default')`,
+	} {
+		var args []any
+		if strings.Contains(sql, "$1") {
+			args = append(args, medium)
+		}
+		if _, err := tx.Exec(ctx, sql, args...); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
 	rows, err := conn.Query(ctx, `SELECT chunk_index, pg_column_size(c.*), pg_column_compression(text), pg_column_compression(tsv)
-		FROM brain.chunks c WHERE page_id = $1 ORDER BY chunk_index`, pageID)
+		FROM brain.chunks c JOIN brain.pages p ON p.id = c.page_id
+		WHERE p.slug IN ('notes/long', 'notes/imported') ORDER BY p.slug, chunk_index`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
+	n := 0
 	for rows.Next() {
+		n++
 		var idx, size int
 		var textComp, tsvComp *string
 		if err := rows.Scan(&idx, &size, &textComp, &tsvComp); err != nil {
@@ -509,6 +540,9 @@ func TestChunkRowsStoredPlain(t *testing.T) {
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
+	}
+	if n != 4 {
+		t.Fatalf("%d chunks read back, want 4 (two inserted, two imported)", n)
 	}
 }
 
