@@ -54,12 +54,15 @@ func clientMeta(t *testing.T, r *Response) map[string]any {
 		skipped = *r.Meta.VectorSkipped
 	}
 	return map[string]any{"detail_resolved": *r.Meta.DetailResolved, "vector_enabled": r.Meta.VectorEnabled,
-		"vector_ran": r.Meta.VectorRan, "vector_skipped": skipped, "parser": parser, "keyword_scan": scan}
+		"vector_ran": r.Meta.VectorRan, "vector_skipped": skipped, "parser": parser, "keyword_scan": scan,
+		"keyword_weight": r.Meta.KeywordWeight, "vector_weight": r.Meta.VectorWeight, "rrf_k": r.Meta.RRFK,
+		"vector_index": r.Meta.VectorIndex}
 }
 
 func pick(m map[string]any) map[string]any {
 	out := map[string]any{}
-	for _, k := range []string{"detail_resolved", "vector_enabled", "vector_ran", "vector_skipped", "parser", "keyword_scan"} {
+	for _, k := range []string{"detail_resolved", "vector_enabled", "vector_ran", "vector_skipped", "parser", "keyword_scan",
+		"keyword_weight", "vector_weight", "rrf_k", "vector_index"} {
 		out[k] = m[k]
 	}
 	return out

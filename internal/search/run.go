@@ -164,6 +164,9 @@ type sqlMeta struct {
 	VectorEnabled  bool           `json:"vector_enabled"`
 	VectorRan      bool           `json:"vector_ran"`
 	VectorSkipped  *string        `json:"vector_skipped"`
+	KeywordWeight  float64        `json:"keyword_weight"`
+	VectorWeight   float64        `json:"vector_weight"`
+	RRFK           float64        `json:"rrf_k"`
 	Parser         map[string]any `json:"parser"`
 	KeywordScan    map[string]any `json:"keyword_scan"`
 	VectorIndex    string         `json:"vector_index"`
@@ -242,6 +245,7 @@ func runSQL(ctx context.Context, db Querier, sql, q string, qvec []float32, useV
 	resp.Meta.VectorEnabled = m.VectorEnabled
 	resp.Meta.VectorRan = m.VectorRan
 	resp.Meta.VectorSkipped = m.VectorSkipped
+	resp.Meta.KeywordWeight, resp.Meta.VectorWeight, resp.Meta.RRFK = m.KeywordWeight, m.VectorWeight, m.RRFK
 	resp.Meta.Parser = m.Parser
 	resp.Meta.KeywordScan = m.KeywordScan
 	resp.Meta.VectorIndex = m.VectorIndex

@@ -68,6 +68,11 @@ type Meta struct {
 	// no_terms, no_vector, keyword_filled), nil when it ran.
 	VectorRan     bool    `json:"vector_ran"`
 	VectorSkipped *string `json:"vector_skipped"`
+	// KeywordWeight, VectorWeight and RRFK are the fusion parameters in
+	// force (the vector weight as asked, before a skipped arm zeroed it).
+	KeywordWeight float64 `json:"keyword_weight"`
+	VectorWeight  float64 `json:"vector_weight"`
+	RRFK          float64 `json:"rrf_k"`
 	// Parser is brain.parse_query's account of the query: terms, phrases,
 	// negated words, OR groups, the strict tsquery.
 	Parser map[string]any `json:"parser,omitempty"`
