@@ -17,10 +17,11 @@ import (
 
 func queryCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "query",
-		Usage:     "hybrid search: keyword and vector results fused",
-		ArgsUsage: "QUERY",
-		Flags:     searchFlags(true),
+		Name:        "query",
+		Usage:       "hybrid search: keyword and vector results fused",
+		ArgsUsage:   "QUERY",
+		Description: queryGrammarHelp,
+		Flags:       searchFlags(true),
 		Action: func(c *cli.Context) error {
 			q, o, err := searchArgs(c, "query")
 			if err != nil {
@@ -81,6 +82,7 @@ func queryCommand() *cli.Command {
 					fmt.Fprintf(c.App.ErrWriter, "pgbrain: note: %s\n", scrub.Scrub(x.Note))
 				}
 				noWordsNote(c.App.ErrWriter, r)
+				phrasesNote(c.App.ErrWriter, r)
 				cutNote(c.App.ErrWriter, r)
 				reportUsage(c.App.ErrWriter, meter)
 				if c.Bool("json") && meter != nil {

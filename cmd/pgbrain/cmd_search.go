@@ -32,12 +32,22 @@ func searchFlags(withDetail bool) []cli.Flag {
 	return fs
 }
 
+// queryGrammarHelp is the query syntax in brief (docs/retrieval.md, "Query
+// grammar", has all of it).
+const queryGrammarHelp = `A query is a bag of words. Syntax counts only where it is clearly meant:
+"a quoted phrase" must match in that order (dropped, with a note in --json
+meta, when no page holds it); -word leaves out pages holding the word; OR in
+capitals lets either of two words satisfy the strict match. A hyphenated
+word matches its hyphenated, joined and split forms. A query that starts
+with '-' goes after --, as in: -- "--recurse".`
+
 func searchCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "search",
-		Usage:     "keyword search (BM25 over the full-text index)",
-		ArgsUsage: "QUERY",
-		Flags:     searchFlags(false),
+		Name:        "search",
+		Usage:       "keyword search (BM25 over the full-text index)",
+		ArgsUsage:   "QUERY",
+		Description: queryGrammarHelp,
+		Flags:       searchFlags(false),
 		Action: func(c *cli.Context) error {
 			q, o, err := searchArgs(c, "search")
 			if err != nil {
@@ -56,6 +66,7 @@ func searchCommand() *cli.Command {
 				}
 				rec.Record(ctx, r, capture.Caller{})
 				noWordsNote(c.App.ErrWriter, r)
+				phrasesNote(c.App.ErrWriter, r)
 				cutNote(c.App.ErrWriter, r)
 				return printResponse(c.App.Writer, r, c.Bool("json"))
 			})
@@ -75,6 +86,14 @@ func noWordsNote(w io.Writer, r *search.Response) {
 			return
 		}
 		fmt.Fprintln(w, "pgbrain: note: the query holds no word to search for (only punctuation, symbols or stop words such as 'the'); see docs/retrieval.md, \"Query grammar\"")
+	}
+}
+
+// phrasesNote says when the quoted phrases matched no page and were
+// dropped, so the words-in-any-order answer is not taken for phrase matches.
+func phrasesNote(w io.Writer, r *search.Response) {
+	if dropped, _ := r.Meta.KeywordScan["phrases_dropped"].(bool); dropped {
+		fmt.Fprintln(w, "pgbrain: note: no page holds the quoted phrase as written; these results hold its words in any order (see docs/retrieval.md, \"Query grammar\")")
 	}
 }
 

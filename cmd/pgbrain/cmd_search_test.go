@@ -30,6 +30,9 @@ func TestSearchRefusesBadQueries(t *testing.T) {
 		{"bad limit", []string{"search", "--limit", "101", "x"}, "use 1 to 100"},
 		{"no query", []string{"query"}, "give exactly one query"},
 		{"short flag that is not one", []string{"search", "-n", "3", "ssh"}, "-n is not a flag of search"},
+		{"query that starts with --", []string{"search", "--recurse"}, `goes after --, as in: pgbrain search -- "--recurse"`},
+		{"query that starts with -- and a space", []string{"query", "-- recurse"}, "goes after --"},
+		{"a pasted page, cut short", []string{"search", "--- title: x\n" + strings.Repeat("text ", 4000)}, `not a flag: "--- title: x\ntext text`},
 		{"empty query", []string{"query", ""}, "the query is empty"},
 		{"blank query", []string{"search", " \t "}, "the query is empty"},
 	}
@@ -40,6 +43,10 @@ func TestSearchRefusesBadQueries(t *testing.T) {
 			code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
 			if code != 2 || !strings.Contains(stderr.String(), tc.want) || stdout.Len() != 0 {
 				t.Fatalf("exit %d, stderr %q, stdout %q; want exit 2 and %q on stderr only", code, stderr.String(), stdout.String(), tc.want)
+			}
+			// The message names the input, not all of it (a pasted page).
+			if stderr.Len() > 400 {
+				t.Errorf("stderr is %d bytes: %q", stderr.Len(), stderr.String())
 			}
 		})
 	}
@@ -252,6 +259,31 @@ func TestLongQuerySaysItWasCut(t *testing.T) {
 		}
 		if got, want := strings.Contains(errOut, "only the start of the query"), tt.note != ""; got != want || !strings.Contains(errOut, tt.note) {
 			t.Errorf("%s of %d characters: stderr %q; want the note %q", tt.cmd, len(tt.q), errOut, tt.note)
+		}
+	}
+}
+
+// TestDroppedPhraseIsNoted: when no page holds a quoted phrase as written,
+// the answer (its words in any order) comes with a note on stderr, for
+// search and query alike; a phrase that matches gets none.
+func TestDroppedPhraseIsNoted(t *testing.T) {
+	t.Parallel()
+	url := testdb.New(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "chess.md"), []byte("---\ntitle: Chess\n---\nA strategy game for two players.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := pgbrain(t, url, "", "import", dir); code != 0 {
+		t.Fatalf("import: exit %d: %s %s", code, out, errOut)
+	}
+	for _, cmd := range []string{"search", "query"} {
+		out, errOut, code := pgbrain(t, url, "", cmd, `"game strategy"`)
+		if code != 0 || !strings.Contains(out, "chess") || !strings.Contains(errOut, "no page holds the quoted phrase") {
+			t.Errorf("%s \"game strategy\": exit %d, stdout %q, stderr %q; want chess and the note", cmd, code, out, errOut)
+		}
+		out, errOut, code = pgbrain(t, url, "", cmd, `"strategy game"`)
+		if code != 0 || !strings.Contains(out, "chess") || strings.Contains(errOut, "quoted phrase") {
+			t.Errorf("%s \"strategy game\": exit %d, stdout %q, stderr %q; want chess and no note", cmd, code, out, errOut)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -16,19 +17,49 @@ var flagName = regexp.MustCompile(`(flag provided but not defined: |flag needs a
 
 var undefinedFlag = regexp.MustCompile(`flag provided but not defined: -+([^\s:"=]+)`)
 
-// flagMessage rewrites a flag parsing error in the spelling of the help
-// (--limit), and for an unknown flag names the closest one cmd has.
-func flagMessage(err error, flags []cli.Flag) string {
-	msg := flagName.ReplaceAllString(err.Error(), "$1--$2")
-	m := undefinedFlag.FindStringSubmatch(err.Error())
+// dashArgHint is added when what looked like a flag may be text that
+// starts with a dash: a query such as "--recurse", or a pasted page.
+func dashArgHint(cmd string) string {
+	if cmd == "search" || cmd == "query" {
+		return fmt.Sprintf("; a query that starts with '-' goes after --, as in: pgbrain %s -- \"--recurse\"", cmd)
+	}
+	return "; an argument that starts with '-' goes after --"
+}
+
+// maxEchoedFlag bounds how much of an unknown "flag" a message repeats: a
+// pasted page is taken for one.
+const maxEchoedFlag = 60
+
+// flagMessage rewrites a flag parsing error of command cmd ("" for pgbrain
+// itself) in the spelling of the help (--limit), and for an unknown flag
+// names the closest one flags has, or, when none is close, says how to pass
+// text that starts with a dash.
+func flagMessage(err error, cmd string, flags []cli.Flag) string {
+	raw := err.Error()
+	if rest, ok := strings.CutPrefix(raw, "bad flag syntax: "); ok {
+		return "not a flag: " + strconv.Quote(abbreviateFlag(rest)) + dashArgHint(cmd)
+	}
+	if typed, ok := strings.CutPrefix(raw, "flag provided but not defined: "); ok &&
+		(strings.ContainsAny(typed, " \t\n") || len(typed) > maxEchoedFlag) {
+		return "unknown flag " + strconv.Quote(abbreviateFlag(typed)) + dashArgHint(cmd)
+	}
+	m := undefinedFlag.FindStringSubmatch(raw)
 	if m == nil {
-		return msg
+		return flagName.ReplaceAllString(raw, "$1--$2")
 	}
-	msg = strings.Replace(msg, "flag provided but not defined:", "unknown flag", 1)
+	msg := strings.Replace(flagName.ReplaceAllString(raw, "$1--$2"), "flag provided but not defined:", "unknown flag", 1)
 	if near := closestFlag(m[1], flags); near != "" {
-		msg += fmt.Sprintf("; did you mean --%s?", near)
+		return msg + fmt.Sprintf("; did you mean --%s?", near)
 	}
-	return msg
+	return msg + dashArgHint(cmd)
+}
+
+// abbreviateFlag keeps the first maxEchoedFlag characters of s.
+func abbreviateFlag(s string) string {
+	if r := []rune(s); len(r) > maxEchoedFlag {
+		return string(r[:maxEchoedFlag-3]) + "..."
+	}
+	return s
 }
 
 // closestFlag is the name among flags fewest edits away from typed (a typo,

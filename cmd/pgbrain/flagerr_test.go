@@ -18,14 +18,15 @@ func TestFlagMistakesNameTheFlagAsTheHelpSpellsIt(t *testing.T) {
 	}{
 		{[]string{"search", "--limt", "3", "q"}, "pgbrain: search: unknown flag --limt; did you mean --limit? (see 'pgbrain search --help')"},
 		{[]string{"search", "--lmiit", "3", "q"}, "unknown flag --lmiit; did you mean --limit?"},
-		{[]string{"search", "--zzzzzz", "q"}, "pgbrain: search: unknown flag --zzzzzz (see 'pgbrain search --help')"},
+		{[]string{"search", "--zzzzzz", "q"}, `pgbrain: search: unknown flag --zzzzzz; a query that starts with '-' goes after --, as in: pgbrain search -- "--recurse" (see 'pgbrain search --help')`},
+		{[]string{"import", "--zzzzzz", "dir"}, "pgbrain: import: unknown flag --zzzzzz; an argument that starts with '-' goes after -- (see 'pgbrain import --help')"},
 		{[]string{"search", "--limit", "x", "q"}, `invalid value "x" for flag --limit:`},
 		{[]string{"search", "--limit"}, "flag needs an argument: --limit"},
 		{[]string{"import", "--force=maybe", "dir"}, `invalid boolean value "maybe" for --force:`},
 		{[]string{"--hme", "x", "list"}, "pgbrain: unknown flag --hme; did you mean --home? (see 'pgbrain --help')"},
 		{[]string{"eval", "gate", "--basline", "b.ndjson"}, "pgbrain: eval gate: unknown flag --basline; did you mean --baseline? (see 'pgbrain eval gate --help')"},
 		// A name in another script, or with '_', is named whole.
-		{[]string{"search", "--lím", "3", "q"}, "pgbrain: search: unknown flag --lím (see"},
+		{[]string{"search", "--lím", "3", "q"}, "pgbrain: search: unknown flag --lím; a query that"},
 		{[]string{"search", "--lim_it", "3", "q"}, "unknown flag --lim_it; did you mean --limit?"},
 		{[]string{"search", "--límit", "3", "q"}, "unknown flag --límit; did you mean --limit?"},
 	}

@@ -87,7 +87,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			},
 		},
 		OnUsageError: func(c *cli.Context, err error, isSubcommand bool) error {
-			return usageError("%s (see 'pgbrain --help')", flagMessage(err, c.App.Flags))
+			return usageError("%s (see 'pgbrain --help')", flagMessage(err, "", c.App.Flags))
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // run() prints and exits
 		Commands: []*cli.Command{
@@ -138,7 +138,7 @@ func setUsageErrors(cmds []*cli.Command) {
 	for _, c := range cmds {
 		if c.OnUsageError == nil {
 			c.OnUsageError = func(ctx *cli.Context, err error, _ bool) error {
-				return usageError("%s: %s (see 'pgbrain %s --help')", commandPath(ctx), flagMessage(err, ctx.Command.Flags), commandPath(ctx))
+				return usageError("%s: %s (see 'pgbrain %s --help')", commandPath(ctx), flagMessage(err, commandPath(ctx), ctx.Command.Flags), commandPath(ctx))
 			}
 		}
 		setUsageErrors(c.Subcommands)
