@@ -18,4 +18,5 @@ step "$bin" import sample/brain
 for q in "read a file line by line" "http client timeout" "sort a slice with a custom comparator" "sha256 checksum of a file"; do
 	step "$bin" query --limit 3 "$q"
 done
-printf '\nThe demo brain lives in %s. Try: PGBRAIN_HOME=%s %s query "your question"\n' "$PGBRAIN_HOME" "$PGBRAIN_HOME" "$bin" >&2
+printf '\nThe demo brain lives in %s (its server keeps running). Try: PGBRAIN_HOME=%s %s query "your question"\n' "$PGBRAIN_HOME" "$PGBRAIN_HOME" "$bin" >&2
+printf 'Stop its server and remove it with: make clean\n' >&2
