@@ -157,4 +157,8 @@ func printSummary(w io.Writer, s ingest.Summary) {
 	for _, f := range s.Failures {
 		fmt.Fprintf(w, "  failed: %s: %s\n", f.Path, f.Reason)
 	}
+	if s.Files == 0 && s.NotMarkdown > 0 {
+		fmt.Fprintf(w, "  no .md file found: %s left out; pgbrain imports files whose names end in .md (rename them, or add one with 'pgbrain put SLUG < FILE')\n",
+			count(s.NotMarkdown, "other file was", "other files were"))
+	}
 }

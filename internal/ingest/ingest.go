@@ -88,6 +88,9 @@ type Summary struct {
 	// (see walkDir); Collisions names files stored under a suffixed slug.
 	Skipped    []Skipped   `json:"skipped"`
 	Collisions []Collision `json:"collisions"`
+	// NotMarkdown counts the files below the directory left out for not
+	// ending in .md (a folder of .markdown or .txt files imports nothing).
+	NotMarkdown int `json:"not_markdown,omitempty"`
 	// PruneSkipped says why a requested prune deleted nothing.
 	PruneSkipped string `json:"prune_skipped,omitempty"`
 	// MarkedPut counts unchanged imported pages that PutPage made pages
@@ -146,7 +149,7 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 		defer low.Pool.Close()
 		b = low
 	}
-	sum.Files, sum.Skipped = len(walked.files), walked.skipped
+	sum.Files, sum.Skipped, sum.NotMarkdown = len(walked.files), walked.skipped, walked.notMarkdown
 	if err := checkSource(ctx, b, opts.Source); err != nil {
 		return sum, err
 	}

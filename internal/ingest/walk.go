@@ -40,6 +40,9 @@ type walkFile struct {
 type walkResult struct {
 	files   []walkFile // sorted by rel, byte order
 	skipped []Skipped  // sorted by path
+	// notMarkdown counts the regular files left out for not ending in .md
+	// (hidden ones not counted): named in a summary that imported nothing.
+	notMarkdown int
 	// incomplete is set when an entry that may hold pages could not be
 	// walked (an unreadable directory, a broken symlink, an unreadable
 	// .md entry): pages whose files were not seen must not be pruned.
@@ -73,7 +76,7 @@ func walkDir(root string) (walkResult, error) {
 		return walkResult{}, fmt.Errorf("import directory: %w", err)
 	}
 	if !st.IsDir() {
-		return walkResult{}, fmt.Errorf("import directory %s is not a directory", root)
+		return walkResult{}, fmt.Errorf("import directory %s is not a directory; to add one file, use: pgbrain put SLUG < %s", root, root)
 	}
 	w := &walker{visited: map[devIno]string{}}
 	if id, ok := fileID(st); ok {
@@ -139,6 +142,7 @@ func (w *walker) dir(abs, rel string) {
 			w.symlink(cabs, crel)
 		case t.IsRegular():
 			if !isMarkdown(name) {
+				w.res.notMarkdown++
 				continue
 			}
 			info, err := e.Info()

@@ -98,6 +98,10 @@ func TestWalkDirNamesEverySkippedEntry(t *testing.T) {
 	if len(skipped) != 7 {
 		t.Errorf("skipped = %v, want exactly the 7 entries above", skipped)
 	}
+	// image.png; hidden entries are not counted.
+	if res.notMarkdown != 1 {
+		t.Errorf("notMarkdown = %d, want 1 (image.png)", res.notMarkdown)
+	}
 	// A broken .md link may have been a page: the walk is incomplete.
 	if !res.incomplete {
 		t.Error("walk with a broken .md symlink is complete; want incomplete")
