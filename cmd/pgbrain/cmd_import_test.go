@@ -98,3 +98,44 @@ func TestImportNamesCollisionsAndSkippedEntries(t *testing.T) {
 		t.Fatalf("pages after a forced prune: %q", out)
 	}
 }
+
+// TestImportSaysWhyNothingWasImported: a folder holding no .md file, only
+// other files, says what was left out and how to add them; a file given
+// as the directory names put.
+func TestImportSaysWhyNothingWasImported(t *testing.T) {
+	t.Parallel()
+	url := testdb.New(t)
+	dir := t.TempDir()
+	for _, name := range []string{"a.markdown", "b.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("# notes\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errOut, code := pgbrain(t, url, "", "import", dir)
+	if code != 0 || !strings.Contains(out, "imported 0 files") || !strings.Contains(out, "no .md file found: 2 other files were left out") {
+		t.Errorf("import of a folder without .md files: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	file := filepath.Join(dir, "a.md")
+	if err := os.WriteFile(file, []byte("# a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code = pgbrain(t, url, "", "import", file)
+	if code == 0 || !strings.Contains(errOut, "is not a directory; to add one file, use: pgbrain put SLUG <") {
+		t.Errorf("import of a file: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestInitRefusesAnotherDimension: init on an existing brain with a
+// --dim it was not created with fails, naming what was not applied; plain
+// init there succeeds.
+func TestInitRefusesAnotherDimension(t *testing.T) {
+	t.Parallel()
+	url := testdb.New(t)
+	if out, errOut, code := pgbrain(t, url, "", "init"); code != 0 {
+		t.Fatalf("init: exit %d: %s %s", code, out, errOut)
+	}
+	_, errOut, code := pgbrain(t, url, "", "init", "--dim", "512")
+	if code == 0 || !strings.Contains(errOut, "--dim 512 was not applied") {
+		t.Errorf("init --dim 512 on an existing brain: exit %d, stderr %q; want a failure naming --dim 512", code, errOut)
+	}
+}

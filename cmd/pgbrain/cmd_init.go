@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -69,6 +70,18 @@ func migrateAndReport(c *cli.Context, opts migrate.Options) error {
 	s := b.Settings
 	fmt.Fprintf(c.App.Writer, "brain ready: embedder %s, model %s, dimension %d\n", s.Embedder, s.EmbedModel, s.Dim)
 	if opts.Embedder != "" && (opts.Embedder != s.Embedder || (opts.Dim != 0 && opts.Dim != s.Dim)) {
+		var asked []string
+		if c.IsSet("embedder") && opts.Embedder != s.Embedder {
+			asked = append(asked, "--embedder "+opts.Embedder)
+		}
+		if c.IsSet("dim") && opts.Dim != s.Dim {
+			asked = append(asked, fmt.Sprintf("--dim %d", opts.Dim))
+		}
+		if len(asked) > 0 {
+			// Asked for explicitly and not done: a failure, not a note.
+			return fmt.Errorf("this brain already exists with embedder %s and dimension %d, which are chosen once, when a brain is created; %s was not applied (for another embedder or dimension, init a new brain: another --home or --database-url)",
+				s.Embedder, s.Dim, strings.Join(asked, " "))
+		}
 		fmt.Fprintf(c.App.ErrWriter, "pgbrain: note: this brain already existed; its embedder and dimension were kept (%s, %d)\n", s.Embedder, s.Dim)
 	}
 	return nil
