@@ -139,3 +139,14 @@ func TestInitRefusesAnotherDimension(t *testing.T) {
 		t.Errorf("init --dim 512 on an existing brain: exit %d, stderr %q; want a failure naming --dim 512", code, errOut)
 	}
 }
+
+// TestMigrateSaysWhenNothingIsPending: migrate on a brain at the newest
+// version says so instead of printing only what a fresh migrate prints.
+func TestMigrateSaysWhenNothingIsPending(t *testing.T) {
+	t.Parallel()
+	url := testdb.New(t)
+	out, errOut, code := pgbrain(t, url, "", "migrate")
+	if code != 0 || !strings.Contains(out, "brain ready") || !strings.Contains(errOut, "already: no migration to apply") || strings.Contains(errOut, "applying migration") {
+		t.Errorf("migrate at the newest version: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

@@ -53,11 +53,18 @@ func migrateAndReport(c *cli.Context, opts migrate.Options) error {
 	if err != nil {
 		return err
 	}
+	applied := 0
 	opts.OnStart = func(seq int32, name string) {
+		applied++
 		fmt.Fprintf(c.App.ErrWriter, "pgbrain: applying migration %d %s\n", seq, name)
 	}
 	if err := migrate.Migrate(c.Context, u, opts); err != nil {
 		return err
+	}
+	if applied == 0 && c.Command.Name == "migrate" {
+		if latest, err := migrate.Latest(); err == nil {
+			fmt.Fprintf(c.App.ErrWriter, "pgbrain: the schema is at version %d already: no migration to apply\n", latest)
+		}
 	}
 	b, err := brain.Open(c.Context, u)
 	if err != nil {
