@@ -40,6 +40,9 @@ func getCommand() *cli.Command {
 					}
 					if typedExt || !markdown.ValidSlug(markdown.NormalizeSlug(slug)) {
 						if s, ok := markdown.SuggestSlug(name); ok && s != markdown.NormalizeSlug(slug) {
+							if _, e := b.GetPage(ctx, source, s); e == nil {
+								return fmt.Errorf("%w; did you mean %q? (a file named %s.md imports under that slug)", err, s, name)
+							}
 							return fmt.Errorf("%w; a file named %s.md imports as %q, or with a suffix when another file maps there too: 'pgbrain list' shows the slugs", err, name, s)
 						}
 					}

@@ -204,7 +204,8 @@ func TestGetReadsTheSourceSlugFormSearchPrints(t *testing.T) {
 }
 
 // get of a name typed as a file name ("C#", "My Page") that is no slug
-// says which slug such a file imports as; a plain missing slug does not.
+// says which slug such a file imports as, or asks whether that page was
+// meant when it exists; a plain missing slug gets no such hint.
 func TestGetSuggestsTheSlugOfAFileName(t *testing.T) {
 	t.Parallel()
 	b := tinyBrain(t)
@@ -214,7 +215,8 @@ func TestGetSuggestsTheSlugOfAFileName(t *testing.T) {
 		{"My Page", `imports as "my-page"`},
 		{"Notes/Café Menu", `imports as "notes/café-menu"`},
 		{"My Page.md", `a file named My Page.md imports as "my-page",`},
-		{"people/alice.MD", `a file named people/alice.md imports as "people/alice",`},
+		// The page exists under the slug: named as what was meant.
+		{"people/alice.MD", `did you mean "people/alice"? (a file named people/alice.md imports under that slug)`},
 		{"nosuch", ""},
 	} {
 		_, errOut, code := pgbrain(t, b.url, "", "get", tt.arg)
@@ -224,7 +226,7 @@ func TestGetSuggestsTheSlugOfAFileName(t *testing.T) {
 		if tt.hint != "" && !strings.Contains(errOut, tt.hint) {
 			t.Errorf("get %q: %q; want the hint %s", tt.arg, errOut, tt.hint)
 		}
-		if tt.hint == "" && strings.Contains(errOut, "imports as") {
+		if tt.hint == "" && strings.Contains(errOut, "imports") {
 			t.Errorf("get %q: %q; a valid slug that is missing needs no file-name hint", tt.arg, errOut)
 		}
 	}
