@@ -119,6 +119,9 @@ func TestFindKinds(t *testing.T) {
 		// nsswitch.conf lines name lookup sources, not passwords.
 		{KindSecret, "passwd:         files systemd\ngroup: compat\npasswd: hesiod", nil},
 		{KindSecret, "passwd: s3cr3t-Value", []string{"s3cr3t-Value"}},
+		// A path names a file: manual pages say "/etc/passwd: Text lines".
+		{KindSecret, "similar to /etc/passwd: Text lines; see /usr/bin/passwd: it asks", nil},
+		{KindSecret, "etc passwd: s3cr3t-Value", []string{"s3cr3t-Value"}},
 		{KindSecret, "password: %s, password=%(pw)s, password: %DB_PASS%, password={{ .Pass }}, password=<your-password>, password=$PW, password=${PW}", nil},
 		{KindSecret, "password=%eCvQTMy and password: <your password> and pwd={x", []string{"%eCvQTMy", "{x"}},
 		{KindSecret, "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", []string{"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}},

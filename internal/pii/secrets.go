@@ -221,6 +221,12 @@ func (f *finder) assignments(query bool) {
 			func(sp [2]int) bool { return !assignmentIn(lower, at, sp) })
 	}
 	for _, m := range findAll(re, lower, spans) {
+		// On a page, a path ("/etc/passwd: the account list",
+		// "/usr/bin/passwd: run it") names a file, not a credential; a query
+		// is scrubbed whatever precedes the name.
+		if !query && m[0] > 0 && lower[m[0]-1] == '/' {
+			continue
+		}
 		name := lower[m[2]:m[3]]
 		for g := 4; g <= 8; g += 2 {
 			if m[g] < 0 {

@@ -37,6 +37,8 @@ var credentialCases = []struct {
 	{"password colon", "password: hunter2", "password: R"},
 	{"password equals", "PASSWORD=hunter2", "PASSWORD=R"},
 	{"passwd", "passwd=letmein", "passwd=R"},
+	// A page's "/etc/passwd: Text lines" names a file; a query's is scrubbed.
+	{"passwd after a path", "/etc/passwd: hunter2", "/etc/passwd: R"},
 	{"pwd", "pwd=x1", "pwd=R"},
 	{"secret", "secret=abc", "secret=R"},
 	{"token", "token=abc", "token=R"},
