@@ -43,11 +43,12 @@ func flagMessage(err error, cmd string, flags []cli.Flag) string {
 		(strings.ContainsAny(typed, " \t\n") || len(typed) > maxEchoedFlag) {
 		return "unknown flag " + strconv.Quote(abbreviateFlag(typed)) + dashArgHint(cmd)
 	}
+	msg := flagName.ReplaceAllString(raw, "$1--$2")
 	m := undefinedFlag.FindStringSubmatch(raw)
 	if m == nil {
-		return flagName.ReplaceAllString(raw, "$1--$2")
+		return msg
 	}
-	msg := strings.Replace(flagName.ReplaceAllString(raw, "$1--$2"), "flag provided but not defined:", "unknown flag", 1)
+	msg = strings.Replace(msg, "flag provided but not defined:", "unknown flag", 1)
 	if near := closestFlag(m[1], flags); near != "" {
 		return msg + fmt.Sprintf("; did you mean --%s?", near)
 	}
