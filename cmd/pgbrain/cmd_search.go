@@ -65,13 +65,20 @@ func searchCommand() *cli.Command {
 					return err
 				}
 				rec.Record(ctx, r, capture.Caller{})
-				noWordsNote(c.App.ErrWriter, r)
-				phrasesNote(c.App.ErrWriter, r)
-				cutNote(c.App.ErrWriter, r)
+				answerNotes(c.App.ErrWriter, r)
 				return printResponse(c.App.Writer, r, c.Bool("json"))
 			})
 		},
 	}
+}
+
+// answerNotes prints, for search and query alike, the notes that keep an
+// answer from being misread: no word to search for, a dropped phrase, a cut
+// query.
+func answerNotes(w io.Writer, r *search.Response) {
+	noWordsNote(w, r)
+	phrasesNote(w, r)
+	cutNote(w, r)
 }
 
 // noWordsNote says why an answer is empty when the query held no word to
