@@ -29,7 +29,10 @@
 --   keyword_candidates chunks matching all word groups but at most one
 --   (but at most two for five or six groups, when that scan is bounded),
 --   groups no chunk holds not counted (so a chunk whose words are all
---   common is not lost), for queries of at most 16 such groups. MaxScore bound:
+--   common is not lost), for queries of at most 16 such groups, plus the
+--   first chunk of each page whose title holds a term within the budget
+--   inside a word, for terms in at most title_names titles
+--   (brain.title_name_chunks; their title terms are always computed). MaxScore bound:
 --   a chunk holding none of the rare terms scores at most
 --   (Σ_other terms idf·(k1 + 1)·(1 + coverage_weight) + title_affinity ·
 --   Σ_all terms idf)·(1 + title_coverage)·(1 + strict_bonus)·(1 + proximity) (a title word
@@ -154,6 +157,8 @@ DECLARE
 	wh jsonb := jsonb_build_object('pages', 0, 'unclassified', 0, 'categories', '[]'::jsonb);
 	hidden bigint[];
 	m jsonb;
+	named bigint[] := '{}';
+	top_ids bigint[]; -- chunks of pages whose title holds a term inside a word
 BEGIN
 	lim := least(greatest(coalesce(lim, 10), 1), 1000);
 	fill_to := least(greatest(coalesce(withheld_within, lim), 1), lim);
@@ -395,6 +400,25 @@ BEGIN
 		filt := !!neg;
 	END LOOP;
 
+	-- Pages whose title holds a term inside a word ("maa" in "libmaa-dev"):
+	-- names are written joined and affixed, and the full-text index holds
+	-- the title's words whole, so neither the rare-term nor the near scan
+	-- finds them when the body does not repeat the name. Only terms
+	-- within the budget (a common word inside a title names nothing) and
+	-- in at most title_names titles. Each is scored like any candidate and
+	-- gets its title terms below whatever its BM25.
+	named := brain.title_name_chunks(
+		ARRAY(SELECT u.l FROM unnest(lex, dfs) AS u (l, d) WHERE u.d <= budget AND NOT (u.l = ANY (unscored))),
+		brain.search_setting('title_names')::int, source_ids, only_compiled, filt);
+	named := ARRAY(SELECT x FROM unnest(named) x EXCEPT SELECT i FROM unnest(ids) i);
+	IF neg IS NOT NULL AND cardinality(named) > 0 THEN
+		named := brain.without_negated(named, neg);
+	END IF;
+	IF cardinality(named) > 0 THEN
+		SELECT ids || array_agg(s.id), scores || array_agg(s.sc), stricts || array_agg(s.strict)
+		INTO ids, scores, stricts
+		FROM brain.bm25_scores(named, s_lex, s_idfs, p.strict_q, k1, b, w_a, w_c, avgdl, bonus, cover) s;
+	END IF;
 	-- Title terms for the best title_depth (at least lim) chunks, which
 	-- they reorder; the top lim come from them (the unexplained-word
 	-- factor may lower one of them below a chunk further down, which keeps
@@ -402,17 +426,24 @@ BEGIN
 	-- arm's time.
 	-- The word-pair proximity is computed for the same chunks.
 	title_on := (title_w > 0 OR title_cov > 0 OR title_unx > 0) AND cardinality(ids) > 0;
-	IF title_on THEN
-		title_n := least(cardinality(ids), greatest(depth, lim));
-	END IF;
 	IF prox_w > 0 AND cardinality(ids) > 0 THEN
 		pairs := brain.near_pairs(p.groups);
 	END IF;
 	prox_on := cardinality(pairs) > 0;
+	-- (the title-named chunks join them whatever their rank)
+	top_ids := ARRAY(
+		SELECT s.id FROM unnest(ids, scores) AS s (id, sc)
+		ORDER BY s.sc DESC, s.id
+		LIMIT CASE WHEN title_on OR prox_on THEN greatest(depth, lim) ELSE lim END);
+	IF title_on OR prox_on THEN
+		top_ids := top_ids || ARRAY(SELECT x FROM unnest(named) x EXCEPT SELECT y FROM unnest(top_ids) y);
+	END IF;
+	IF title_on THEN
+		title_n := cardinality(top_ids);
+	END IF;
 	WITH top AS (
 		SELECT s.id, s.sc, s.st FROM unnest(ids, scores, stricts) AS s (id, sc, st)
-		ORDER BY s.sc DESC, s.id
-		LIMIT CASE WHEN title_on OR prox_on THEN greatest(depth, lim) ELSE lim END),
+		WHERE s.id = ANY (top_ids)),
 	t AS (
 		SELECT ts.id, ts.affinity, ts.explained, ts.unexplained
 		FROM brain.title_scores(ARRAY(SELECT top.id FROM top), s_lex, s_idfs) ts
@@ -587,8 +618,9 @@ END;
 -- gir, vte); words of one character are ignored. A lexeme and a title word
 -- match when they are equal, the word begins with the lexeme (lexeme of 3+
 -- characters: "rust" in "rustc"), the lexeme begins with the word (word of
--- 3+ characters: "dev" for "develop", "lib" for "librari") or the word
--- contains the lexeme (4+ characters: "aspect" in "libaspectj"): names are
+-- 3+ characters: "dev" for "develop", "lib" for "librari"), the word
+-- contains the lexeme (4+ characters: "aspect" in "libaspectj") or ends
+-- with it (3+ characters: "maa" in "libmaa"): names are
 -- written joined, abbreviated and affixed in ways stemming does not undo.
 -- affinity = Σ idf of the lexemes matching some title word; explained =
 -- share of the distinct title words some lexeme matches (0 without title
@@ -614,7 +646,8 @@ BEGIN
 		FROM w JOIN unnest(lexemes, idfs) AS i (lexeme, idf) ON length(i.lexeme) >= 2 AND (w.w = i.lexeme
 			OR (length(i.lexeme) >= 3 AND starts_with(w.w, i.lexeme))
 			OR (length(w.w) >= 3 AND starts_with(i.lexeme, w.w))
-			OR (length(i.lexeme) >= 4 AND strpos(w.w, i.lexeme) > 0)))
+			OR (length(i.lexeme) >= 4 AND strpos(w.w, i.lexeme) > 0)
+			OR (length(i.lexeme) >= 3 AND right(w.w, length(i.lexeme)) = i.lexeme)))
 	SELECT x.id, coalesce(a.affinity, 0)::float8, coalesce(k.n::float8 / nullif(nw.n, 0), 0)::float8,
 	       greatest(coalesce(nw.n, 0) - coalesce(k.n, 0), 0)::int
 	FROM (SELECT DISTINCT u.id FROM unnest(ids) AS u (id)) x

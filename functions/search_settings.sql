@@ -39,6 +39,7 @@ BEGIN
 		WHEN 'title_coverage' THEN 0.3
 		WHEN 'title_unexplained' THEN 0.06
 		WHEN 'title_depth' THEN 50
+		WHEN 'title_names' THEN 20
 		WHEN 'proximity' THEN 0.2
 		WHEN 'initials' THEN 1
 		WHEN 'vector_fill_only' THEN CASE WHEN is_local THEN 1 ELSE 0 END

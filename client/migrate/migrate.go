@@ -129,6 +129,9 @@ func Up(ctx context.Context, conn *pgx.Conn, opts Options) error {
 	if err != nil {
 		return err
 	}
+	if err := checkTrigram(ctx, conn); err != nil {
+		return err
+	}
 	m.Data = map[string]any{
 		"dim":           strconv.Itoa(settings.Dim),
 		"embedder":      settings.Embedder,
