@@ -350,6 +350,25 @@ BEGIN
 				EXIT WHEN cardinality(found) >= fill_to;
 			END LOOP;
 		END IF;
+		-- Pages whose title holds a term inside a word ("maa" in
+		-- "libmaa-dev"): names are written joined and affixed, and the
+		-- full-text index holds the title's words whole, so neither scan
+		-- above finds them when the text does not repeat the name. Only
+		-- terms within the budget (a common word inside a title names
+		-- nothing) and in at most title_names titles; a hyphenated word's
+		-- own lexeme too, scored or not ("thread-loc" names
+		-- "librust-thread-local-dev"). Scored with the rest (one call of
+		-- bm25_scores: an SQL function, planned on every call), and their
+		-- title terms are computed whatever their rank (below).
+		named := brain.title_name_chunks(
+			ARRAY(SELECT u.l FROM unnest(lex, dfs) AS u (l, d) WHERE u.d <= budget),
+			brain.search_setting('title_names')::int, source_ids, only_compiled, filt);
+		-- (only those the scans did not find: the others hold a term and
+		-- compete on it like any candidate)
+		named := ARRAY(SELECT x FROM unnest(named) x EXCEPT SELECT y FROM unnest(found) y);
+		IF cardinality(named) > 0 THEN
+			found := coalesce(found, '{}') || named;
+		END IF;
 		rounds := 1;
 		ids := '{}';
 		scores := '{}';
@@ -400,25 +419,6 @@ BEGIN
 		filt := !!neg;
 	END LOOP;
 
-	-- Pages whose title holds a term inside a word ("maa" in "libmaa-dev"):
-	-- names are written joined and affixed, and the full-text index holds
-	-- the title's words whole, so neither the rare-term nor the near scan
-	-- finds them when the body does not repeat the name. Only terms
-	-- within the budget (a common word inside a title names nothing) and
-	-- in at most title_names titles. Each is scored like any candidate and
-	-- gets its title terms below whatever its BM25.
-	named := brain.title_name_chunks(
-		ARRAY(SELECT u.l FROM unnest(lex, dfs) AS u (l, d) WHERE u.d <= budget AND NOT (u.l = ANY (unscored))),
-		brain.search_setting('title_names')::int, source_ids, only_compiled, filt);
-	named := ARRAY(SELECT x FROM unnest(named) x EXCEPT SELECT i FROM unnest(ids) i);
-	IF neg IS NOT NULL AND cardinality(named) > 0 THEN
-		named := brain.without_negated(named, neg);
-	END IF;
-	IF cardinality(named) > 0 THEN
-		SELECT ids || array_agg(s.id), scores || array_agg(s.sc), stricts || array_agg(s.strict)
-		INTO ids, scores, stricts
-		FROM brain.bm25_scores(named, s_lex, s_idfs, p.strict_q, k1, b, w_a, w_c, avgdl, bonus, cover) s;
-	END IF;
 	-- Title terms for the best title_depth (at least lim) chunks, which
 	-- they reorder; the top lim come from them (the unexplained-word
 	-- factor may lower one of them below a chunk further down, which keeps
@@ -436,7 +436,7 @@ BEGIN
 		ORDER BY s.sc DESC, s.id
 		LIMIT CASE WHEN title_on OR prox_on THEN greatest(depth, lim) ELSE lim END);
 	IF title_on OR prox_on THEN
-		top_ids := top_ids || ARRAY(SELECT x FROM unnest(named) x EXCEPT SELECT y FROM unnest(top_ids) y);
+		top_ids := top_ids || ARRAY(SELECT x FROM unnest(named) x WHERE x = ANY (ids) EXCEPT SELECT y FROM unnest(top_ids) y);
 	END IF;
 	IF title_on THEN
 		title_n := cardinality(top_ids);

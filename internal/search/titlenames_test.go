@@ -89,14 +89,15 @@ func TestTitleNamesFindJoinedNames(t *testing.T) {
 }
 
 // brain.title_name_chunks reads a lexeme literally: LIKE's wildcards in it
-// match only themselves, and a lexeme without three letters or digits in a
-// row, which the trigram index cannot look up, names nothing.
+// match only themselves, a dash is a dash, and a lexeme without three
+// letters or digits in a row, which the trigram index cannot look up,
+// names nothing.
 func TestTitleNameChunksLiteral(t *testing.T) {
 	t.Parallel()
 	db := dbtest.Open(t, testdb.Options{Dim: 8}).Pool
 	v := "[1,0,0,0,0,0,0,0]"
 	var pages []page
-	for _, title := range []string{"libabc_d", "abcxd-tools", "abc%d", "abcyyd", "a_b-tool"} {
+	for _, title := range []string{"libabc_d", "abcxd-tools", "abc%d", "abcyyd", "a_b-tool", "librust-thread-local-dev"} {
 		pages = append(pages, page{slug: "t/" + fmt.Sprint(len(pages)), title: title, chunks: []chunk{{ct, "Some text.", v}}})
 	}
 	seed(t, db, pages)
@@ -105,6 +106,8 @@ func TestTitleNameChunksLiteral(t *testing.T) {
 		want   []string
 	}{
 		{"abc_d", []string{"libabc_d"}},
+		// a hyphenated word's own lexeme: the name as a title writes it
+		{"thread-loc", []string{"librust-thread-local-dev"}},
 		{"abc%d", []string{"abc%d"}},
 		{"a_b", nil},
 		{"ab", nil},

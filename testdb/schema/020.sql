@@ -1861,10 +1861,11 @@ BEGIN
 	-- the title's words whole, so neither the rare-term nor the near scan
 	-- finds them when the body does not repeat the name. Only terms
 	-- within the budget (a common word inside a title names nothing) and
-	-- in at most title_names titles. Each is scored like any candidate and
+	-- in at most title_names titles; a hyphenated word's own lexeme too,
+	-- scored or not ("thread-loc" names "librust-thread-local-dev"). Each is scored like any candidate and
 	-- gets its title terms below whatever its BM25.
 	named := brain.title_name_chunks(
-		ARRAY(SELECT u.l FROM unnest(lex, dfs) AS u (l, d) WHERE u.d <= budget AND NOT (u.l = ANY (unscored))),
+		ARRAY(SELECT u.l FROM unnest(lex, dfs) AS u (l, d) WHERE u.d <= budget),
 		brain.search_setting('title_names')::int, source_ids, only_compiled, filt);
 	named := ARRAY(SELECT x FROM unnest(named) x EXCEPT SELECT i FROM unnest(ids) i);
 	IF neg IS NOT NULL AND cardinality(named) > 0 THEN
@@ -3016,7 +3017,7 @@ BEGIN
 		WHEN 'title_coverage' THEN 0.3
 		WHEN 'title_unexplained' THEN 0.06
 		WHEN 'title_depth' THEN 50
-		WHEN 'title_names' THEN 50
+		WHEN 'title_names' THEN 20
 		WHEN 'proximity' THEN 0.2
 		WHEN 'initials' THEN 1
 		WHEN 'vector_fill_only' THEN CASE WHEN is_local THEN 1 ELSE 0 END
@@ -3228,33 +3229,35 @@ $$;
 CREATE FUNCTION brain.title_name_chunks(lexemes text[], cap integer, source_ids text[] DEFAULT NULL::text[], compiled_only boolean DEFAULT false, filt tsquery DEFAULT NULL::tsquery) RETURNS bigint[]
     LANGUAGE plpgsql STABLE
     SET search_path TO 'brain', 'public', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
+    SET enable_seqscan TO 'off'
     AS $$
-DECLARE
-	l text;
-	pages bigint[];
-	res bigint[] := '{}';
 BEGIN
-	IF coalesce(cap, 0) < 1 THEN
-		RETURN res;
+	IF coalesce(cap, 0) < 1 OR cardinality(lexemes) IS NULL THEN
+		RETURN '{}';
 	END IF;
-	FOR l IN SELECT DISTINCT x FROM unnest(lexemes) x WHERE length(x) >= 3 AND strpos(x, '-') = 0 LOOP
-		-- LIKE's own characters in a lexeme ("a_b") stand for themselves
-		pages := ARRAY(
-			SELECT pg.id FROM brain.pages pg
-			WHERE lower(pg.title) LIKE '%' || replace(replace(replace(l, '\', '\\'), '%', '\%'), '_', '\_') || '%'
-			  AND (source_ids IS NULL OR pg.source_id = ANY (source_ids))
-			LIMIT cap + 1);
-		CONTINUE WHEN cardinality(pages) > cap;
-		res := res || ARRAY(
-			SELECT c.id FROM unnest(pages) AS u (pid)
-			CROSS JOIN LATERAL (
-				SELECT c.id FROM brain.chunks c
-				WHERE c.page_id = u.pid
-				  AND (NOT coalesce(compiled_only, false) OR c.chunk_source = 'compiled_truth')
-				  AND (filt IS NULL OR c.tsv @@ filt)
-				ORDER BY c.chunk_index LIMIT 1) c);
-	END LOOP;
-	RETURN ARRAY(SELECT DISTINCT x FROM unnest(res) x ORDER BY x);
+	RETURN ARRAY(
+		WITH t AS MATERIALIZED (
+			SELECT ARRAY(
+				-- LIKE's own characters in a lexeme ("a_b") stand for themselves
+				SELECT pg.id FROM brain.pages pg
+				WHERE lower(pg.title) LIKE '%' || replace(replace(replace(l.l, '\', '\\'), '%', '\%'), '_', '\_') || '%'
+				  AND (source_ids IS NULL OR pg.source_id = ANY (source_ids))
+				LIMIT cap + 1) AS pages
+			-- three letters or digits in a row: fewer give the trigram
+			-- index nothing to look up, and it would read every title
+			FROM (SELECT DISTINCT x FROM unnest(lexemes) x WHERE x ~ '[[:alnum:]]{3}') AS l (l))
+		SELECT DISTINCT c.id
+		FROM t
+		CROSS JOIN LATERAL unnest(t.pages) AS u (pid)
+		CROSS JOIN LATERAL (
+			SELECT c.id FROM brain.chunks c
+			WHERE c.page_id = u.pid
+			  AND (NOT coalesce(compiled_only, false) OR c.chunk_source = 'compiled_truth')
+			  AND (filt IS NULL OR c.tsv @@ filt)
+			ORDER BY c.chunk_index LIMIT 1) c
+		WHERE cardinality(t.pages) <= cap
+		ORDER BY c.id);
 END
 $$;
 
@@ -3930,8 +3933,8 @@ ALTER TABLE ONLY brain.pages ALTER COLUMN id SET DEFAULT nextval('brain.pages_id
 -- Data for Name: audit_log; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.audit_log VALUES (1, '2026-11-25 12:55:13.843227+00', 's-1', '', 'query', 'success', NULL, '{}', 'search', 'a036edbe74eadd8b170718c92f505b9fdf1d1f6b45f9a5daa26395cc39359e30', 1, '\x0000000000000000000000000000000000000000000000000000000000000000', '\xc2b3d609e04868a2b6fc4f2c6ee15b68a0eddb89e4dc24cc6e3b8ca68b922c12');
-INSERT INTO brain.audit_log VALUES (2, '2026-11-25 12:55:13.845+00', 's-1', '', 'get_page', 'refused', 'pii_blocked', '{credential}', 'read', '4966388653f18705c65234b96bb1ecc7bca43d2f476e57484b966f6d614da567', 1, '\xc2b3d609e04868a2b6fc4f2c6ee15b68a0eddb89e4dc24cc6e3b8ca68b922c12', '\x98ce939ef194bc435e6430623b116169dfb4f4202fa8189a6d5785dd1f63d4c1');
+INSERT INTO brain.audit_log VALUES (1, '2026-11-25 13:16:02.405874+00', 's-1', '', 'query', 'success', NULL, '{}', 'search', 'a036edbe74eadd8b170718c92f505b9fdf1d1f6b45f9a5daa26395cc39359e30', 1, '\x0000000000000000000000000000000000000000000000000000000000000000', '\xa35346ca9d2df6a9f1220f38cafccb33ec5b070506d449b5fc2c4d4132ffbafa');
+INSERT INTO brain.audit_log VALUES (2, '2026-11-25 13:16:02.407982+00', 's-1', '', 'get_page', 'refused', 'pii_blocked', '{credential}', 'read', '4966388653f18705c65234b96bb1ecc7bca43d2f476e57484b966f6d614da567', 1, '\xa35346ca9d2df6a9f1220f38cafccb33ec5b070506d449b5fc2c4d4132ffbafa', '\xcd0563df393180becd700a2d6f2c8a9d1468761fde3b2e66392c207d483f4279');
 
 
 --
@@ -3948,11 +3951,11 @@ INSERT INTO brain.chunks VALUES (4, 2, 1, 'timeline', '2024-03-01: new wicks', '
 -- Data for Name: config; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.config VALUES ('embedding_dim', '256', '2026-11-25 12:55:13.680372+00');
-INSERT INTO brain.config VALUES ('embedder', 'local', '2026-11-25 12:55:13.680372+00');
-INSERT INTO brain.config VALUES ('embed_model', 'hash-tsv-v1', '2026-11-25 12:55:13.680372+00');
-INSERT INTO brain.config VALUES ('schema_version', '20', '2026-11-25 12:55:13.680372+00');
-INSERT INTO brain.config VALUES ('functions_checksum', '5bdac4fb7bcc51f3511d9efab777353cc80dd60e3f55620992b01b33681a5ec3:1fdbf703a4ce9ef90ca429d597b90e1182655178d2f0dd04ad127f6303bce9b2', '2026-11-25 12:55:13.80787+00');
+INSERT INTO brain.config VALUES ('embedding_dim', '256', '2026-11-25 13:16:02.245828+00');
+INSERT INTO brain.config VALUES ('embedder', 'local', '2026-11-25 13:16:02.245828+00');
+INSERT INTO brain.config VALUES ('embed_model', 'hash-tsv-v1', '2026-11-25 13:16:02.245828+00');
+INSERT INTO brain.config VALUES ('schema_version', '20', '2026-11-25 13:16:02.245828+00');
+INSERT INTO brain.config VALUES ('functions_checksum', 'd54d314a0d042f93249d2bb22f449b2c9c8ed402b385cdbe468857b37c1966a8:06c95c742db42d94f74126d5f7aee1b94b272ce9f90436ea6bb8a0aa1b7e326a', '2026-11-25 13:16:02.371178+00');
 
 
 --
@@ -3972,14 +3975,14 @@ INSERT INTO brain.corpus_stats VALUES (true, 4, 26);
 -- Data for Name: eval_candidates; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.eval_candidates VALUES (1, 'query', 'who keeps the lanterns', '{people/alice-smith}', '{}', '{}', NULL, NULL, NULL, true, false, 4.200, false, NULL, NULL, '2026-11-25 12:55:13.842501+00');
+INSERT INTO brain.eval_candidates VALUES (1, 'query', 'who keeps the lanterns', '{people/alice-smith}', '{}', '{}', NULL, NULL, NULL, true, false, 4.200, false, NULL, NULL, '2026-11-25 13:16:02.405059+00');
 
 
 --
 -- Data for Name: eval_capture_failures; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-25 12:55:13.832739+00', '2026-11-25 12:55:13.832739+00', 'search', 'db_down', NULL, 'connection refused', NULL);
+INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-25 13:16:02.39234+00', '2026-11-25 13:16:02.39234+00', 'search', 'db_down', NULL, 'connection refused', NULL);
 
 
 --
@@ -4028,17 +4031,17 @@ INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-25 12:55:13.832739+0
 -- Data for Name: page_pii; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.page_pii VALUES (1, '{contact}', DEFAULT, 'heuristic', '2026-11-25 12:55:13.832739+00', false, true);
-INSERT INTO brain.page_pii VALUES (3, '{contact}', DEFAULT, 'heuristic', '2026-11-25 12:55:13.832739+00', false, true);
+INSERT INTO brain.page_pii VALUES (1, '{contact}', DEFAULT, 'heuristic', '2026-11-25 13:16:02.39234+00', false, true);
+INSERT INTO brain.page_pii VALUES (3, '{contact}', DEFAULT, 'heuristic', '2026-11-25 13:16:02.39234+00', false, true);
 
 
 --
 -- Data for Name: pages; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.pages VALUES (1, 'default', 'people/alice-smith', 'Alice Smith', 'page', 'Alice keeps the harbour lanterns lit.', '', '{}', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '2026-11-25 12:55:13.832739+00', '2026-11-25 12:55:13.832739+00', 'put');
-INSERT INTO brain.pages VALUES (2, 'default', 'projects/lantern', 'Lantern project', 'page', 'Brass lanterns, rebuilt every spring.', '2024-03-01: new wicks', '{}', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '2026-11-25 12:55:13.832739+00', '2026-11-25 12:55:13.832739+00', 'put');
-INSERT INTO brain.pages VALUES (3, 'notes', 'people/alice-smith', 'Alice (notes)', 'page', 'Call Alice about the wicks.', '', '{}', 'cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc', '2026-11-25 12:55:13.832739+00', '2026-11-25 12:55:13.832739+00', 'put');
+INSERT INTO brain.pages VALUES (1, 'default', 'people/alice-smith', 'Alice Smith', 'page', 'Alice keeps the harbour lanterns lit.', '', '{}', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '2026-11-25 13:16:02.39234+00', '2026-11-25 13:16:02.39234+00', 'put');
+INSERT INTO brain.pages VALUES (2, 'default', 'projects/lantern', 'Lantern project', 'page', 'Brass lanterns, rebuilt every spring.', '2024-03-01: new wicks', '{}', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '2026-11-25 13:16:02.39234+00', '2026-11-25 13:16:02.39234+00', 'put');
+INSERT INTO brain.pages VALUES (3, 'notes', 'people/alice-smith', 'Alice (notes)', 'page', 'Call Alice about the wicks.', '', '{}', 'cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc', '2026-11-25 13:16:02.39234+00', '2026-11-25 13:16:02.39234+00', 'put');
 
 
 --
@@ -4064,8 +4067,8 @@ INSERT INTO brain.source_boosts VALUES ('people/', 1.5);
 -- Data for Name: sources; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.sources VALUES ('default', 'Default source', '2026-11-25 12:55:13.680372+00', '{}');
-INSERT INTO brain.sources VALUES ('notes', 'Notes', '2026-11-25 12:55:13.832739+00', '{}');
+INSERT INTO brain.sources VALUES ('default', 'Default source', '2026-11-25 13:16:02.245828+00', '{}');
+INSERT INTO brain.sources VALUES ('notes', 'Notes', '2026-11-25 13:16:02.39234+00', '{}');
 
 
 --
@@ -4456,7 +4459,7 @@ CREATE INDEX page_pii_categories_gin ON brain.page_pii USING gin (categories);
 -- Name: pages_title_trgm; Type: INDEX; Schema: brain; Owner: -
 --
 
-CREATE INDEX pages_title_trgm ON brain.pages USING gin (lower(title) public.gin_trgm_ops);
+CREATE INDEX pages_title_trgm ON brain.pages USING gin (lower(title) public.gin_trgm_ops) WITH (gin_pending_list_limit='256');
 
 
 --
