@@ -10,6 +10,7 @@
 -- function's signature or a view's columns drops the old one first.
 {{ template "embed_stale.sql" . }}
 {{ template "import_staged.sql" . }}
+{{ template "settle_text_indexes.sql" . }}
 {{ template "vector_index.sql" . }}
 {{ template "search_settings.sql" . }}
 {{ template "detect_detail.sql" . }}

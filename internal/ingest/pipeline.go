@@ -130,7 +130,17 @@ func runPipeline(ctx context.Context, b *brain.Brain, n int, parse func(i int) f
 	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		return seen, err
 	}
-	return seen, ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return seen, err
+	}
+	// What the writers left in the GIN indexes' pending lists, every
+	// search would read whole until autovacuum merged it.
+	if sum.Added+sum.Updated > 0 {
+		if _, err := b.Pool.Exec(ctx, `SELECT brain.settle_text_indexes()`); err != nil {
+			return seen, fmt.Errorf("merging the new index entries (brain.settle_text_indexes): %w", err)
+		}
+	}
+	return seen, nil
 }
 
 // reserveIDs takes page and chunk ids for a batch from the tables' own
