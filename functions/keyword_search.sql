@@ -95,8 +95,8 @@ LANGUAGE plpgsql STABLE ROWS 30 SECURITY DEFINER SET search_path = brain, {{.vec
 DECLARE
 	p record;
 	filt tsquery;
-	budget float8 := greatest(brain.search_setting('keyword_candidates'), 10);
-	max_cand int := greatest(brain.search_setting('keyword_candidates_max')::int, 0);
+	budget float8 := least(greatest(brain.search_setting('keyword_candidates'), 10), 1e9);
+	max_cand int := greatest(least(brain.search_setting('keyword_candidates_max'), 1e9)::int, 0);
 	bonus float8 := greatest(brain.search_setting('strict_bonus'), 0);
 	k1 float8 := brain.search_setting('bm25_k1');
 	b float8 := brain.search_setting('bm25_b');
@@ -106,7 +106,7 @@ DECLARE
 	title_w float8 := greatest(brain.search_setting('title_affinity'), 0);
 	title_cov float8 := greatest(brain.search_setting('title_coverage'), 0);
 	title_unx float8 := least(greatest(brain.search_setting('title_unexplained'), 0), 0.9);
-	depth int := greatest(brain.search_setting('title_depth')::int, 0);
+	depth int := greatest(least(brain.search_setting('title_depth'), 1e9)::int, 0);
 	prox_w float8 := greatest(brain.search_setting('proximity'), 0);
 	pairs tsquery[];
 	prox_on boolean;
@@ -141,7 +141,7 @@ DECLARE
 	fill_to int; -- how many rows the caller shows: withheld_within, at most lim
 	drop_o bigint;
 	live tsquery[];
-	cap_near int := greatest(brain.search_setting('keyword_candidates')::int, 10);
+	cap_near int := greatest(least(brain.search_setting('keyword_candidates'), 1e9)::int, 10);
 	-- A candidate scan that may match more chunks than this is replaced by
 	-- a narrower one (see near_drop): 2,000 at the default budget of 400.
 	wide float8 := 5 * greatest(brain.search_setting('keyword_candidates'), 10);
@@ -355,14 +355,16 @@ BEGIN
 		-- full-text index holds the title's words whole, so neither scan
 		-- above finds them when the text does not repeat the name. Only
 		-- terms within the budget (a common word inside a title names
-		-- nothing) and in at most title_names titles; a hyphenated word's
-		-- own lexeme too, scored or not ("thread-loc" names
-		-- "librust-thread-local-dev"). Scored with the rest (one call of
+		-- nothing), of four letters or digits in a row or else held by no
+		-- chunk ("maa" yes, "lib" no: a three-character trigram is inside
+		-- too many titles to look up cheaply), and in at most title_names
+		-- titles; a hyphenated word's own lexeme too, scored or not
+		-- ("thread-loc" names "librust-thread-local-dev"). Scored with the rest (one call of
 		-- bm25_scores: an SQL function, planned on every call), and their
 		-- title terms are computed whatever their rank (below).
 		named := brain.title_name_chunks(
-			ARRAY(SELECT u.l FROM unnest(lex, dfs) AS u (l, d) WHERE u.d <= budget),
-			brain.search_setting('title_names')::int, source_ids, only_compiled, filt);
+			ARRAY(SELECT u.l FROM unnest(lex, dfs) AS u (l, d) WHERE u.d <= budget AND (u.d = 0 OR u.l ~ '[[:alnum:]]{4}')),
+			least(brain.search_setting('title_names'), 1e9)::int, source_ids, only_compiled, filt);
 		-- (only those the scans did not find: the others hold a term and
 		-- compete on it like any candidate)
 		named := ARRAY(SELECT x FROM unnest(named) x EXCEPT SELECT y FROM unnest(found) y);

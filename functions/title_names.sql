@@ -12,9 +12,14 @@
 --   (by chunk_index) that is compiled truth when compiled_only, and that
 --   matches filt (the query's phrases and negations) when it is not NULL.
 --   Every chunk carries the title's words, so the first stands for the page.
--- * Bounded cost: one lookup in the trigram index of titles
---   (pages_title_trgm, migration 020) per lexeme, each reading at most
---   cap + 1 titles. NULL lexemes and cap < 1 give an empty array.
+-- * One lookup in the trigram index of titles (pages_title_trgm,
+--   migration 020) per lexeme. GIN answers with a bitmap of every title
+--   holding the lexeme's trigrams before LIMIT applies, so a lookup costs
+--   what its rarest trigram costs: the caller passes no lexeme of three
+--   characters that a chunk holds as a word ("lib" is inside 41% of
+--   Debian's package names: 0.3 ms on 20,000 pages, about 15 ms on a
+--   million such titles). cap is at most 1,000; NULL lexemes and cap < 1
+--   give an empty array.
 -- Runs as its caller: brain.keyword_scan, whose row security rules apply
 -- to what it returns.
 CREATE OR REPLACE FUNCTION brain.title_name_chunks(
@@ -33,6 +38,7 @@ BEGIN
 	IF coalesce(cap, 0) < 1 OR cardinality(lexemes) IS NULL THEN
 		RETURN '{}';
 	END IF;
+	cap := least(cap, 1000);
 	RETURN ARRAY(
 		WITH t AS MATERIALIZED (
 			SELECT ARRAY(

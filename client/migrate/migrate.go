@@ -129,9 +129,6 @@ func Up(ctx context.Context, conn *pgx.Conn, opts Options) error {
 	if err != nil {
 		return err
 	}
-	if err := checkTrigram(ctx, conn); err != nil {
-		return err
-	}
 	m.Data = map[string]any{
 		"dim":           strconv.Itoa(settings.Dim),
 		"embedder":      settings.Embedder,
@@ -158,6 +155,11 @@ func Up(ctx context.Context, conn *pgx.Conn, opts Options) error {
 	target := int32(len(m.Migrations))
 	if opts.Target > 0 && opts.Target < target {
 		target = opts.Target
+	}
+	if current < trigramMigration && target >= trigramMigration {
+		if err := checkTrigram(ctx, conn); err != nil {
+			return err
+		}
 	}
 	if current < target {
 		if err := m.MigrateTo(ctx, target); err != nil {

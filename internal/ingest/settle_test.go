@@ -2,10 +2,12 @@ package ingest_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pgbrain/pgbrain/internal/dbtest"
 	"github.com/pgbrain/pgbrain/internal/ingest"
 	"github.com/pgbrain/pgbrain/testdb"
@@ -45,5 +47,34 @@ func TestImportSettlesTextIndexes(t *testing.T) {
 	}
 	if pending == 0 {
 		t.Error("after a plain INSERT, settling emptied no pending page: the indexes keep no pending list, so this test checks nothing")
+	}
+}
+
+// Settling is for roles that write pages: a reader or an agent is refused,
+// a writer is not.
+func TestSettleTextIndexesIsForWriters(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := dbtest.Open(t, testdb.Options{Dim: 8})
+	for _, c := range []struct {
+		role string
+		ok   bool
+	}{{"pgbrain_reader", false}, {"pgbrain_agent", false}, {"pgbrain_auditor", false}, {"pgbrain_writer", true}} {
+		tx, err := b.Pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, "SET LOCAL ROLE "+c.role); err != nil {
+			t.Fatalf("SET ROLE %s: %v", c.role, err)
+		}
+		_, err = tx.Exec(ctx, `SELECT brain.settle_text_indexes()`)
+		_ = tx.Rollback(ctx)
+		var pgErr *pgconn.PgError
+		switch {
+		case c.ok && err != nil:
+			t.Errorf("%s: %v, want it to settle", c.role, err)
+		case !c.ok && (!errors.As(err, &pgErr) || pgErr.Code != "42501"):
+			t.Errorf("%s: err = %v, want insufficient_privilege (42501)", c.role, err)
+		}
 	}
 }

@@ -413,7 +413,7 @@ func readScratchShape(t *testing.T, pool interface {
 	ctx := context.Background()
 	var sh scratchShape
 	q := `SELECT
-		coalesce((SELECT array_agg(indexrelid::regclass::text ORDER BY 1) FROM pg_index WHERE indrelid = 'brain.chunks'::regclass), '{}'),
+		coalesce((SELECT array_agg(indexrelid::regclass::text ORDER BY 1) FROM pg_index WHERE indrelid IN ('brain.chunks'::regclass, 'brain.pages'::regclass)), '{}'),
 		(SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND connamespace = 'brain'::regnamespace),
 		(SELECT count(*) FROM pg_class WHERE relnamespace = 'brain'::regnamespace AND relkind = 'r' AND relpersistence = 'p'),
 		coalesce((SELECT array_agg(tgname::text ORDER BY 1) FROM pg_trigger WHERE tgrelid = 'brain.chunks'::regclass AND NOT tgisinternal AND tgenabled <> 'D'), '{}')`
@@ -433,7 +433,7 @@ func readScratchShape(t *testing.T, pool interface {
 
 // TestScratchTakesTheBenchmarkShape checks that NewScratch runs every file
 // of longmemeval/ on the scratch brain and nothing of it on the user's: the
-// scratch brain's chunks keep no GIN or HNSW index and no term-statistics
+// scratch brain keeps no GIN or HNSW index and no term-statistics
 // trigger, its tables are unlogged without foreign keys, and schema
 // longmemeval holds the reset, BM25 and retrieval helpers; its connections
 // run with the settings a question needs, and a clone of scratchTemplate is
@@ -442,14 +442,14 @@ func TestScratchTakesTheBenchmarkShape(t *testing.T) {
 	t.Parallel()
 	u, user := userBrain(t)
 	before := readScratchShape(t, user.Pool, false)
-	if !slices.Contains(before.Indexes, "brain.chunks_tsv_gin") || before.ForeignKeys == 0 || before.LoggedTables == 0 ||
+	if !slices.Contains(before.Indexes, "brain.chunks_tsv_gin") || !slices.Contains(before.Indexes, "brain.pages_title_trgm") || before.ForeignKeys == 0 || before.LoggedTables == 0 ||
 		!slices.Contains(before.EnabledTriggers, "chunks_term_stats_insert") {
 		t.Fatalf("a migrated brain should have a GIN index, foreign keys, logged tables and term-statistics triggers: %+v", before)
 	}
 	s := newScratch(t, u, false)
 	got := readScratchShape(t, s.B.Pool, true)
 	for _, ix := range got.Indexes {
-		if ix == "brain.chunks_tsv_gin" || strings.Contains(ix, "hnsw") {
+		if ix == "brain.chunks_tsv_gin" || ix == "brain.pages_title_trgm" || strings.Contains(ix, "hnsw") {
 			t.Errorf("scratch brain keeps index %s", ix)
 		}
 	}

@@ -86,6 +86,16 @@ func TestTitleNamesFindJoinedNames(t *testing.T) {
 	if got := keywordSlugs(t, db, "quickaddons", 5); len(got) != 0 {
 		t.Errorf("quickaddons with search.title_names 0: %v, want none", got)
 	}
+	// Settings past an integer's range are a DBA's "no limit", not an
+	// integer overflow in every search.
+	if _, err := db.Exec(ctx(t), `UPDATE brain.config SET value = '1e10' WHERE key = 'search.title_names';
+		INSERT INTO brain.config (key, value) VALUES ('search.title_depth', '1e10'), ('search.keyword_candidates', '1e10'),
+			('search.keyword_candidates_max', '1e10')`); err != nil {
+		t.Fatal(err)
+	}
+	if got := keywordSlugs(t, db, "quickaddons", 5); len(got) == 0 || got[0] != "pkg/libkf5quickaddons5" {
+		t.Errorf("quickaddons with the limits at 1e10: %v, want pkg/libkf5quickaddons5 first", got)
+	}
 }
 
 // brain.title_name_chunks reads a lexeme literally: LIKE's wildcards in it

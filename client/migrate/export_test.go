@@ -1,0 +1,4 @@
+package migrate
+
+// CheckTrigram is checkTrigram, for the external tests.
+var CheckTrigram = checkTrigram
