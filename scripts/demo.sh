@@ -10,7 +10,15 @@ unset PGBRAIN_DATABASE_URL DATABASE_URL
 
 # Commands are echoed in bold on a terminal, plainly when stderr is redirected.
 if [ -t 2 ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
-step() { printf '\n%s$' "$bold" >&2; printf ' %q' "$@" >&2; printf '%s\n' "$plain" >&2; "$@"; }
+# shown as a person would type it: plain words bare, a query in double
+# quotes, anything else in the shell's own quoting
+shown() {
+	case $1 in
+	*[!A-Za-z0-9_./:=+-]*) case $1 in *[\"\$\`\\]*) printf ' %q' "$1" ;; *) printf ' "%s"' "$1" ;; esac ;;
+	*) printf ' %s' "$1" ;;
+	esac
+}
+step() { printf '\n%s$' "$bold" >&2; for a in "$@"; do shown "$a" >&2; done; printf '%s\n' "$plain" >&2; "$@"; }
 
 step "$bin" db start
 step "$bin" init
