@@ -92,7 +92,7 @@ func noWordsNote(w io.Writer, r *search.Response) {
 			fmt.Fprintln(w, "pgbrain: note: the query only excludes words (a word written -word excludes pages holding it); add a word to search for, or drop the dash to search for the word; see docs/retrieval.md, \"Query grammar\"")
 			return
 		}
-		fmt.Fprintln(w, "pgbrain: note: the query holds no word to search for (only punctuation, symbols or stop words such as 'the'); see docs/retrieval.md, \"Query grammar\"")
+		fmt.Fprintln(w, "pgbrain: note: the query holds no word to search for (only punctuation, symbols, stop words such as 'the', or words of 2,048 characters or more, which PostgreSQL does not index); see docs/retrieval.md, \"Query grammar\"")
 	}
 }
 
@@ -120,6 +120,12 @@ func cutNote(w io.Writer, r *search.Response) {
 	// words_total counts the words of the first 8,192 characters only.
 	of := ""
 	if utf8.RuneCountInString(r.Query) > 8192 {
+		if kept >= total {
+			// Every word of the part read was kept: what was cut is the
+			// characters past it (one very long word, say).
+			fmt.Fprintln(w, "pgbrain: note: only the start of the query was searched: its first 8,192 characters (see docs/security.md, \"Bounded queries\")")
+			return
+		}
 		of = "at least "
 	}
 	fmt.Fprintf(w, "pgbrain: note: only the start of the query was searched: its first %d distinct words of %s%d (see docs/security.md, \"Bounded queries\")\n", int(kept), of, int(total))

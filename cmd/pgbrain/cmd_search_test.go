@@ -253,6 +253,8 @@ func TestLongQuerySaysItWasCut(t *testing.T) {
 		{"query", strings.Join(words, " "), "first 32 distinct words of 40"},
 		{"search", strings.Join(dotted, "·"), "first 64 word groups"},
 		{"search", strings.Repeat(strings.Join(words, " ")+" ", 30), "first 32 distinct words of at least 40"}, // 10,000 characters
+		// one word of 10,000 characters: what was cut is characters
+		{"search", strings.Repeat("x", 10000), "its first 8,192 characters"},
 		{"search", "widget", ""},
 	} {
 		_, errOut, code := pgbrain(t, b.url, "", tt.cmd, tt.q)
