@@ -74,11 +74,28 @@ func searchCommand() *cli.Command {
 
 // answerNotes prints, for search and query alike, the notes that keep an
 // answer from being misread: no word to search for, a dropped phrase, a cut
-// query.
+// query, an answer of vector matches alone.
 func answerNotes(w io.Writer, r *search.Response) {
 	noWordsNote(w, r)
 	phrasesNote(w, r)
 	cutNote(w, r)
+	vectorOnlyNote(w, r)
+}
+
+// vectorOnlyNote says when no result holds a word of the query: every row
+// came from the vector arm, which always finds nearest chunks, related or
+// not (with the local embedder, often not), so the rows are not read as
+// matches of the words.
+func vectorOnlyNote(w io.Writer, r *search.Response) {
+	if len(r.Results) == 0 {
+		return
+	}
+	for _, res := range r.Results {
+		if res.KeywordRank != nil {
+			return
+		}
+	}
+	fmt.Fprintln(w, "pgbrain: note: no page holds a word of the query; these are the nearest chunks by the vector arm alone, which may be unrelated (see docs/retrieval.md, \"Fusion and the trust rule\")")
 }
 
 // noWordsNote says why an answer is empty when the query held no word to

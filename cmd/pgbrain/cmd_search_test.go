@@ -291,3 +291,21 @@ func TestDroppedPhraseIsNoted(t *testing.T) {
 		}
 	}
 }
+
+// An answer whose every row came from the vector arm (no page holds a word
+// of the query) says so; an answer with keyword matches does not.
+func TestVectorOnlyAnswerIsNoted(t *testing.T) {
+	t.Parallel()
+	b := tinyBrain(t)
+	const note = "no page holds a word of the query"
+	out, errOut, code := pgbrain(t, b.url, "", "query", "Привет мир")
+	if code != 0 || strings.TrimSpace(out) == "" || strings.Contains(out, "no results") {
+		t.Fatalf("query Привет мир: exit %d, stdout %q, stderr %q; want vector-arm rows", code, out, errOut)
+	}
+	if !strings.Contains(errOut, note) {
+		t.Errorf("query Привет мир: stderr %q, want the note %q", errOut, note)
+	}
+	if _, errOut, code := pgbrain(t, b.url, "", "query", "mutex lock"); code != 0 || strings.Contains(errOut, note) {
+		t.Errorf("query mutex lock: exit %d, stderr %q; want no vector-only note", code, errOut)
+	}
+}
