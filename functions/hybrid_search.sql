@@ -14,7 +14,11 @@
 --   a missing rank contributing 0. NULL weights and k take
 --   brain.search_setting defaults, which trust a weak 'local' embedder less.
 --   When only one arm runs (qvec NULL, or the other arm's weight 0), score is
---   that arm's own score: BM25, or cosine similarity (1 - distance).
+--   that arm's own score: BM25, or cosine similarity (1 - distance). When
+--   the vector arm only fills (search.vector_fill_only, the 'local'
+--   embedder's default, and the keyword arm found fewer than lim pages),
+--   a keyword match scores keyword_weight / (rrf_k + keyword_rank) alone,
+--   so the keyword order stands and the vector arm's own pages follow.
 -- * The score is multiplied by the factor of the longest brain.source_boosts
 --   prefix of the page's slug, except at detail 'high'.
 -- * detail: NULL or '' asks brain.detect_detail, and NULL from it means

@@ -28,7 +28,9 @@
 --   for the 'local' embedder,
 --   whose arm adds no recall once the keyword arm is sound; see
 --   docs/retrieval.md), only when the keyword arm found fewer than lim
---   pages. Semantic embedders (vector_fill_only 0) always fuse.
+--   pages, and then only adds pages after the keyword matches, whose
+--   order it does not change. Semantic embedders (vector_fill_only 0)
+--   always fuse.
 -- * Fusion, boosts, detail, dedup, order and snippets: as documented on
 --   brain.hybrid_search, which is this function without meta.
 -- * Bounded: the keyword arm reads brain.query_bound(q) (meta parser.cut
@@ -230,6 +232,10 @@ BEGIN
 		       CASE
 		         WHEN wv = 0 THEN kw.score
 		         WHEN wk = 0 THEN 1 - vec.distance
+		         -- Filling: the keyword matches keep their order, the vector
+		         -- arm's own pages come after them (docs/retrieval.md,
+		         -- "Fusion and the trust rule").
+		         WHEN fill_only AND kw.chunk_id IS NOT NULL THEN wk / (k + kw.keyword_rank)
 		         ELSE coalesce(wk / (k + kw.keyword_rank), 0) + coalesce(wv / (k + vec.vector_rank), 0)
 		       END AS s
 		FROM kw FULL JOIN vec ON vec.chunk_id = kw.chunk_id

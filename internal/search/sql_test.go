@@ -17,6 +17,10 @@ func TestFusionScoresFollowTheFormula(t *testing.T) {
 	t.Parallel()
 	db := fixtureBrain(t)
 	const wk, wv, k = 1.0, 0.5, 60.0
+	// Fusing always (a semantic embedder's default): classic RRF.
+	if _, err := db.Exec(ctx(t), `INSERT INTO brain.config (key, value) VALUES ('search.vector_fill_only', '0')`); err != nil {
+		t.Fatal(err)
+	}
 	rs := hybridRows(t, db, `SELECT `+cols+` FROM brain.hybrid_search('zebra', '[1,0,0,0,0,0,0,0]', 10, 'high', NULL, 1, $1, $2, $3)`, wk, wv, k)
 	if len(rs) < 3 {
 		t.Fatalf("got %d results, want at least 3: %+v", len(rs), rs)
@@ -39,6 +43,36 @@ func TestFusionScoresFollowTheFormula(t *testing.T) {
 		if i > 0 && r.Score > rs[i-1].Score {
 			t.Errorf("result %d scores above result %d", i, i-1)
 		}
+	}
+	// Filling (the local embedder's default): the keyword matches keep
+	// their own order and score, and the pages only the vector arm found
+	// come after them.
+	if _, err := db.Exec(ctx(t), `UPDATE brain.config SET value = '1' WHERE key = 'search.vector_fill_only'`); err != nil {
+		t.Fatal(err)
+	}
+	rs = hybridRows(t, db, `SELECT `+cols+` FROM brain.hybrid_search('zebra', '[1,0,0,0,0,0,0,0]', 10, 'high', NULL, 1, $1, $2, $3)`, wk, wv, k)
+	seenVectorOnly, filled := false, false
+	for i, r := range rs {
+		want := 0.0
+		switch {
+		case r.KR != nil:
+			want = wk / (k + float64(*r.KR))
+			if seenVectorOnly {
+				t.Errorf("result %d %s, a keyword match, comes after a page only the vector arm found", i, r.Slug)
+			}
+		case r.VR != nil:
+			want = wv / (k + float64(*r.VR))
+			seenVectorOnly = true
+		}
+		if r.KR != nil && r.VR != nil {
+			filled = true
+		}
+		if math.Abs(r.Score-want) > 1e-12 {
+			t.Errorf("filling, result %d %s: score %.15f, want %.15f", i, r.Slug, r.Score, want)
+		}
+	}
+	if !seenVectorOnly || !filled {
+		t.Errorf("filling: %+v; want the vector arm to have run (a page found by both arms, and one by the vector arm alone)", rs)
 	}
 }
 
