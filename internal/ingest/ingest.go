@@ -209,8 +209,28 @@ func bulkLoad(newPages, brainPages int, opts Options) bool {
 }
 
 // PutPage stores one markdown document under slug, replacing what was there.
-// It reports whether the page was added, updated or unchanged.
+// It reports whether the page was added, updated or unchanged. A page
+// written is merged into the text indexes at once (settle), so a brain
+// written page by page while it is searched keeps no pending index
+// entries that every search would read.
 func PutPage(ctx context.Context, b *brain.Brain, slug string, data []byte, opts Options) (Summary, error) {
+	sum, err := putPage(ctx, b, slug, data, opts)
+	if err == nil && sum.Added+sum.Updated > 0 {
+		err = settle(ctx, b)
+	}
+	return sum, err
+}
+
+// settle merges the GIN indexes' pending lists (brain.settle_text_indexes).
+func settle(ctx context.Context, b *brain.Brain) error {
+	if _, err := b.Pool.Exec(ctx, `SELECT brain.settle_text_indexes()`); err != nil {
+		return fmt.Errorf("merging the new index entries (brain.settle_text_indexes): %w", err)
+	}
+	return nil
+}
+
+// putPage is PutPage without the settle, for callers that write many pages.
+func putPage(ctx context.Context, b *brain.Brain, slug string, data []byte, opts Options) (Summary, error) {
 	opts.defaults()
 	opts.origin = "put"
 	var sum Summary

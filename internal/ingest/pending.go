@@ -46,6 +46,9 @@ func ChunkPending(ctx context.Context, b *brain.Brain, opts Options) (PendingRes
 			return res, fmt.Errorf("listing pages pending chunking: %w", err)
 		}
 		if len(batch) == 0 {
+			if res.Pages > 0 {
+				return res, settle(ctx, b)
+			}
 			return res, nil
 		}
 		for _, p := range batch {
@@ -57,7 +60,7 @@ func ChunkPending(ctx context.Context, b *brain.Brain, opts Options) (PendingRes
 			}
 			o := opts
 			o.Source = p.source
-			sum, err := PutPage(ctx, b, p.slug, []byte(p.body), o)
+			sum, err := putPage(ctx, b, p.slug, []byte(p.body), o)
 			if err != nil {
 				if ctx.Err() != nil {
 					return res, ctx.Err()

@@ -136,8 +136,8 @@ func runPipeline(ctx context.Context, b *brain.Brain, n int, parse func(i int) f
 	// What the writers left in the GIN indexes' pending lists, every
 	// search would read whole until autovacuum merged it.
 	if sum.Added+sum.Updated > 0 {
-		if _, err := b.Pool.Exec(ctx, `SELECT brain.settle_text_indexes()`); err != nil {
-			return seen, fmt.Errorf("merging the new index entries (brain.settle_text_indexes): %w", err)
+		if err := settle(ctx, b); err != nil {
+			return seen, err
 		}
 	}
 	return seen, nil

@@ -13,9 +13,9 @@ import (
 	"github.com/pgbrain/pgbrain/testdb"
 )
 
-// An import leaves nothing in the GIN indexes' pending lists, which every
-// search would read whole until autovacuum merged them; a plain INSERT
-// (no import) does leave entries there, so the check can see them.
+// An import or a put leaves nothing in the GIN indexes' pending lists,
+// which every search would read whole until autovacuum merged them; a
+// plain INSERT does leave entries there, so the check can see them.
 func TestImportSettlesTextIndexes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -35,6 +35,16 @@ func TestImportSettlesTextIndexes(t *testing.T) {
 	}
 	if pending != 0 {
 		t.Errorf("after the import, settling emptied %d pending pages, want 0 (the import settles them)", pending)
+	}
+	// A page put on its own is settled too.
+	if _, err := ingest.PutPage(ctx, b, "notes/put", []byte("# Put\n\n"+strings.Repeat("A page written on its own, with words. ", 200)), ingest.Options{NoEmbed: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Pool.QueryRow(ctx, `SELECT brain.settle_text_indexes()`).Scan(&pending); err != nil {
+		t.Fatal(err)
+	}
+	if pending != 0 {
+		t.Errorf("after a put, settling emptied %d pending pages, want 0 (put settles them)", pending)
 	}
 	if _, err := b.Pool.Exec(ctx, `INSERT INTO brain.pages (slug, title, body, content_hash)
 		VALUES ('x/direct', 'direct insert', 'body', repeat('a', 64));
