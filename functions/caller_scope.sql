@@ -1,12 +1,24 @@
+-- brain.caller_role(): the role a SECURITY DEFINER function acts for,
+-- inside which current_user is the function's owner: the role set by SET
+-- ROLE (current_setting('role')), else the session's login (session_user).
+-- SET ROLE and login are the only ways a role reaches those functions
+-- (`serve` and a DBA's psql login). Used by brain.caller_scope and
+-- brain.settle_text_indexes.
+CREATE OR REPLACE FUNCTION brain.caller_role() RETURNS name
+LANGUAGE sql STABLE
+BEGIN ATOMIC
+	SELECT CASE WHEN coalesce(current_setting('role', true), 'none') = 'none' THEN session_user
+	            ELSE current_setting('role', true)::name END;
+END;
+
 -- brain.caller_scope(): which pages and chunks row security lets the
 -- calling role read, for the SECURITY DEFINER functions (brain.keyword_scan,
 -- brain.vector_arm, brain.page_access), inside which current_user is the
 -- functions' owner and sees every row.
 --
 -- Guarantees:
--- * The caller is the role set by SET ROLE (current_setting('role')), else
---   the session's login (session_user): SET ROLE and login are the only
---   ways a role reaches these functions (`serve` and a DBA's psql login).
+-- * The caller is brain.caller_role(): the role set by SET ROLE, else the
+--   session's login.
 -- * 'all': brain.chunks has no row security, or the caller is a
 --   superuser, has BYPASSRLS, has the privileges of the tables' owner, or
 --   of a role of the chunks_trusted policy (owner, writer, reader).
@@ -20,8 +32,7 @@
 CREATE OR REPLACE FUNCTION brain.caller_scope() RETURNS text
 LANGUAGE plpgsql STABLE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
-	who name := CASE WHEN coalesce(current_setting('role', true), 'none') = 'none' THEN session_user
-	                 ELSE current_setting('role', true) END;
+	who name := brain.caller_role();
 	r oid;
 	bypass boolean;
 BEGIN

@@ -141,10 +141,10 @@ DECLARE
 	fill_to int; -- how many rows the caller shows: withheld_within, at most lim
 	drop_o bigint;
 	live tsquery[];
-	cap_near int := greatest(least(brain.search_setting('keyword_candidates'), 1e9)::int, 10);
+	cap_near int := budget::int;
 	-- A candidate scan that may match more chunks than this is replaced by
 	-- a narrower one (see near_drop): 2,000 at the default budget of 400.
-	wide float8 := 5 * greatest(brain.search_setting('keyword_candidates'), 10);
+	wide float8 := 5 * budget;
 	live_ub float8[];
 	near_ub float8;
 	near2_ub float8;
@@ -157,8 +157,9 @@ DECLARE
 	wh jsonb := jsonb_build_object('pages', 0, 'unclassified', 0, 'categories', '[]'::jsonb);
 	hidden bigint[];
 	m jsonb;
-	named bigint[] := '{}';
-	top_ids bigint[]; -- chunks of pages whose title holds a term inside a word
+	title_cap int := greatest(least(brain.search_setting('title_names'), 1e9)::int, 0);
+	named bigint[] := '{}'; -- chunks of pages whose title holds a term inside a word
+	top_ids bigint[]; -- the chunks whose title terms and proximity are computed
 BEGIN
 	lim := least(greatest(coalesce(lim, 10), 1), 1000);
 	fill_to := least(greatest(coalesce(withheld_within, lim), 1), lim);
@@ -359,12 +360,13 @@ BEGIN
 		-- chunk ("maa" yes, "lib" no: a three-character trigram is inside
 		-- too many titles to look up cheaply), and in at most title_names
 		-- titles; a hyphenated word's own lexeme too, scored or not
-		-- ("thread-loc" names "librust-thread-local-dev"). Scored with the rest (one call of
-		-- bm25_scores: an SQL function, planned on every call), and their
-		-- title terms are computed whatever their rank (below).
+		-- ("thread-loc" names "librust-thread-local-dev"). Scored with the
+		-- rest (one call of bm25_scores: an SQL function, planned on every
+		-- call), and their title terms are computed whatever their rank
+		-- (below).
 		named := brain.title_name_chunks(
 			ARRAY(SELECT u.l FROM unnest(lex, dfs) AS u (l, d) WHERE u.d <= budget AND (u.d = 0 OR u.l ~ '[[:alnum:]]{4}')),
-			least(brain.search_setting('title_names'), 1e9)::int, source_ids, only_compiled, filt);
+			title_cap, source_ids, only_compiled, filt);
 		-- (only those the scans did not find: the others hold a term and
 		-- compete on it like any candidate)
 		named := ARRAY(SELECT x FROM unnest(named) x EXCEPT SELECT y FROM unnest(found) y);

@@ -12,15 +12,14 @@
 -- * Whatever GIN indexes those tables have: a brain that dropped one (the
 --   LongMemEval scratch brain drops the tsvector index) is settled too.
 -- * Only for a caller that may write chunks (INSERT on brain.chunks; the
---   caller is resolved as brain.caller_scope does): SECURITY DEFINER,
+--   caller is brain.caller_role()): SECURITY DEFINER,
 --   because merging a pending list needs the index's owner, and readers
 --   and agents have no reason to run it (insufficient_privilege). It
 --   changes no data, only where index entries are kept.
 CREATE OR REPLACE FUNCTION brain.settle_text_indexes() RETURNS bigint
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
-	who name := CASE WHEN coalesce(current_setting('role', true), 'none') = 'none' THEN session_user
-	                 ELSE current_setting('role', true) END;
+	who name := brain.caller_role();
 BEGIN
 	IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles a WHERE a.rolname = who
 	               AND has_table_privilege(a.oid, 'brain.chunks'::regclass, 'INSERT')) THEN
