@@ -10,7 +10,7 @@
 --   (tf'(t) + k1(1 − b + b·doc_len/avgdl)) over all of the query's terms
 --   (a hyphenated word counts through its parts and joined form; its own
 --   lexeme only when none of its parts is a term)
---   (k1, b, field weights from brain.search_setting); score =
+--   (k1, b, field weights from brain.search_settings); score =
 --   (BM25 · (1 + coverage_weight · coverage²) + title_affinity · affinity)
 --   · (1 + title_coverage · explained) · (1 − title_unexplained)^unexplained
 --   · (1 + proximity · near)
@@ -93,21 +93,22 @@ LANGUAGE plpgsql STABLE ROWS 30 SECURITY DEFINER SET search_path = brain, {{.vec
 	-- below) still get plans for their query.
 	SET plan_cache_mode = force_generic_plan AS $fn$
 DECLARE
+	cfg jsonb := brain.search_settings();
 	p record;
 	filt tsquery;
-	budget float8 := least(greatest(brain.search_setting('keyword_candidates'), 10), 1e9);
-	max_cand int := greatest(least(brain.search_setting('keyword_candidates_max'), 1e9)::int, 0);
-	bonus float8 := greatest(brain.search_setting('strict_bonus'), 0);
-	k1 float8 := brain.search_setting('bm25_k1');
-	b float8 := brain.search_setting('bm25_b');
-	w_a float8 := brain.search_setting('title_weight');
-	w_c float8 := brain.search_setting('timeline_weight');
-	cover float8 := greatest(brain.search_setting('coverage_weight'), 0);
-	title_w float8 := greatest(brain.search_setting('title_affinity'), 0);
-	title_cov float8 := greatest(brain.search_setting('title_coverage'), 0);
-	title_unx float8 := least(greatest(brain.search_setting('title_unexplained'), 0), 0.9);
-	depth int := greatest(least(brain.search_setting('title_depth'), 1e9)::int, 0);
-	prox_w float8 := greatest(brain.search_setting('proximity'), 0);
+	budget float8 := least(greatest((cfg ->> 'keyword_candidates')::float8, 10), 1e9);
+	max_cand int := greatest(least((cfg ->> 'keyword_candidates_max')::float8, 1e9)::int, 0);
+	bonus float8 := greatest((cfg ->> 'strict_bonus')::float8, 0);
+	k1 float8 := (cfg ->> 'bm25_k1')::float8;
+	b float8 := (cfg ->> 'bm25_b')::float8;
+	w_a float8 := (cfg ->> 'title_weight')::float8;
+	w_c float8 := (cfg ->> 'timeline_weight')::float8;
+	cover float8 := greatest((cfg ->> 'coverage_weight')::float8, 0);
+	title_w float8 := greatest((cfg ->> 'title_affinity')::float8, 0);
+	title_cov float8 := greatest((cfg ->> 'title_coverage')::float8, 0);
+	title_unx float8 := least(greatest((cfg ->> 'title_unexplained')::float8, 0), 0.9);
+	depth int := greatest(least((cfg ->> 'title_depth')::float8, 1e9)::int, 0);
+	prox_w float8 := greatest((cfg ->> 'proximity')::float8, 0);
 	pairs tsquery[];
 	prox_on boolean;
 	stricts float8[] := '{}';
@@ -157,7 +158,7 @@ DECLARE
 	wh jsonb := jsonb_build_object('pages', 0, 'unclassified', 0, 'categories', '[]'::jsonb);
 	hidden bigint[];
 	m jsonb;
-	title_cap int := greatest(least(brain.search_setting('title_names'), 1e9)::int, 0);
+	title_cap int := greatest(least((cfg ->> 'title_names')::float8, 1e9)::int, 0);
 	named bigint[] := '{}'; -- chunks of pages whose title holds a term inside a word
 	top_ids bigint[]; -- the chunks whose title terms and proximity are computed
 BEGIN
@@ -169,7 +170,7 @@ BEGIN
 	p := brain.parse_query(q);
 	n_terms := cardinality(p.terms);
 	all_terms := p.terms;
-	IF n_terms > 0 AND brain.search_setting('initials') <> 0 THEN
+	IF n_terms > 0 AND (cfg ->> 'initials')::float8 <> 0 THEN
 		-- The initials of capitalised runs ("Open Text Summarizer" -> ots)
 		-- count as terms where some, but at most budget, chunks hold them:
 		-- a name written as its initials.
@@ -579,30 +580,36 @@ RETURNS TABLE (id bigint, sc float8, strict float8)
 LANGUAGE sql STABLE
 BEGIN ATOMIC
 	WITH t AS MATERIALIZED (
-		SELECT c.id, c.doc_len, c.tsv,
+		SELECT c.id, c.doc_len, c.tsv, ts_filter(c.tsv, '{a,c}') AS ac,
 		       CASE WHEN strict_q IS NOT NULL AND c.tsv @@ strict_q THEN 1 + bonus ELSE 1 END::float8 AS strict
 		FROM brain.chunks c WHERE c.id = ANY (ids)
 	), occ AS (
 		-- every position of the query's lexemes ...
-		SELECT t.id, u.lexeme, cardinality(u.positions)::float8 AS n, 0::float8 AS na, 0::float8 AS nc
+		SELECT t.id, t.doc_len, u.lexeme, cardinality(u.positions)::float8 AS n, 0::float8 AS na, 0::float8 AS nc
 		FROM t, unnest(ts_filter(setweight(setweight(t.tsv, 'D'), 'A', lexemes), '{a}')) u
 		UNION ALL
-		-- ... and which of them are title (A) and timeline (C) positions
-		SELECT t.id, u.lexeme, 0, cardinality(array_positions(u.weights, 'A')),
+		-- ... and which of them are title (A) and timeline (C) positions,
+		-- unnested only where the title or timeline holds one (most
+		-- candidates: not, and unnesting them all cost a quarter of the
+		-- function's time)
+		SELECT t.id, t.doc_len, u.lexeme, 0, cardinality(array_positions(u.weights, 'A')),
 		       cardinality(array_positions(u.weights, 'C'))
-		FROM t, unnest(ts_filter(t.tsv, '{a,c}')) u
-		WHERE u.lexeme = ANY (lexemes)
+		FROM t, unnest(t.ac) u
+		WHERE t.ac @@ (SELECT string_agg(brain.lexeme_tsquery(l)::text, ' | ')::tsquery FROM unnest(lexemes) l)
+		  AND u.lexeme = ANY (lexemes)
 	), tf AS (
-		SELECT o.id, o.lexeme, sum(o.n) + (w_a - 1) * sum(o.na) + (w_c - 1) * sum(o.nc) AS tf
+		SELECT o.id, o.lexeme, max(o.doc_len) AS doc_len, idfs[array_position(lexemes, o.lexeme)] AS idf,
+		       sum(o.n) + (w_a - 1) * sum(o.na) + (w_c - 1) * sum(o.nc) AS tf
 		FROM occ o GROUP BY o.id, o.lexeme
+		-- summed below in this order (one sort of all rows; an ORDER BY
+		-- inside the sums sorted each chunk's rows apart, a third of the
+		-- function's time): chunks with the same text get the same score
+		-- to the last bit, so their tie is broken by id
+		ORDER BY o.id, o.lexeme
 	), m AS (
-		-- summed in lexeme order: chunks with the same text get the same
-		-- score to the last bit, so their tie is broken by id
-		SELECT tf.id, sum(i.idf * tf.tf * (k1 + 1) / (tf.tf + k1 * (1 - b + b * t.doc_len / avgdl)) ORDER BY tf.lexeme) AS bm25,
-		       sum(i.idf ORDER BY tf.lexeme) AS held
+		SELECT tf.id, sum(tf.idf * tf.tf * (k1 + 1) / (tf.tf + k1 * (1 - b + b * tf.doc_len / avgdl))) AS bm25,
+		       sum(tf.idf) AS held
 		FROM tf
-		JOIN t ON t.id = tf.id
-		JOIN unnest(lexemes, idfs) AS i (lexeme, idf) ON i.lexeme = tf.lexeme
 		WHERE tf.tf > 0
 		GROUP BY tf.id
 	)
@@ -647,11 +654,13 @@ BEGIN
 		WHERE c.id = ANY (ids) AND length(x) >= 2),
 	m AS (
 		SELECT w.id, w.w, i.lexeme, i.idf
-		FROM w JOIN unnest(lexemes, idfs) AS i (lexeme, idf) ON length(i.lexeme) >= 2 AND (w.w = i.lexeme
-			OR (length(i.lexeme) >= 3 AND starts_with(w.w, i.lexeme))
-			OR (length(w.w) >= 3 AND starts_with(i.lexeme, w.w))
-			OR (length(i.lexeme) >= 4 AND strpos(w.w, i.lexeme) > 0)
-			OR (length(i.lexeme) >= 3 AND right(w.w, length(i.lexeme)) = i.lexeme)))
+		-- (every test but "the lexeme begins with the word" needs the
+		-- lexeme inside the word: strpos first rules out most pairs)
+		FROM w JOIN unnest(lexemes, idfs) AS i (lexeme, idf) ON length(i.lexeme) >= 2 AND (
+			(strpos(w.w, i.lexeme) > 0 AND (w.w = i.lexeme
+				OR length(i.lexeme) >= 4
+				OR (length(i.lexeme) >= 3 AND (starts_with(w.w, i.lexeme) OR right(w.w, length(i.lexeme)) = i.lexeme))))
+			OR (length(w.w) >= 3 AND starts_with(i.lexeme, w.w))))
 	SELECT x.id, coalesce(a.affinity, 0)::float8, coalesce(k.n::float8 / nullif(nw.n, 0), 0)::float8,
 	       greatest(coalesce(nw.n, 0) - coalesce(k.n, 0), 0)::int
 	FROM (SELECT DISTINCT u.id FROM unnest(ids) AS u (id)) x

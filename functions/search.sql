@@ -68,13 +68,14 @@ RETURNS TABLE (slug text, source_id text, page_id bigint, chunk_id bigint, chunk
 	snippet text, meta jsonb)
 LANGUAGE plpgsql VOLATILE ROWS 30 SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
+	cfg jsonb := brain.search_settings();
 	qb text := (brain.query_bound(q)).kept;
 	d text := lower(coalesce(nullif(btrim(detail), ''), brain.detect_detail(qb), 'medium'));
-	wk float8 := coalesce(keyword_weight, brain.search_setting('keyword_weight'));
-	wv float8 := coalesce(vector_weight, brain.search_setting('vector_weight'));
-	k float8 := coalesce(rrf_k, brain.search_setting('rrf_k'));
-	share float8 := coalesce(type_share, brain.search_setting('type_share'));
-	fill_only boolean := coalesce(vector_fill_only, brain.search_setting('vector_fill_only') <> 0);
+	wk float8 := coalesce(keyword_weight, (cfg ->> 'keyword_weight')::float8);
+	wv float8 := coalesce(vector_weight, (cfg ->> 'vector_weight')::float8);
+	k float8 := coalesce(rrf_k, (cfg ->> 'rrf_k')::float8);
+	share float8 := coalesce(type_share, (cfg ->> 'type_share')::float8);
+	fill_only boolean := coalesce(vector_fill_only, (cfg ->> 'vector_fill_only')::float8 <> 0);
 	pp int := least(greatest(coalesce(per_page, 1), 1), 10);
 	n int;
 	kn int; -- chunks asked of the keyword arm: n, more when dedup leaves too few pages
@@ -216,7 +217,7 @@ BEGIN
 	END IF;
 	m := jsonb_build_object(
 		'detail_resolved', d, 'vector_enabled', enabled, 'vector_ran', run_vec, 'vector_skipped', skipped,
-		'keyword_weight', wk, 'vector_weight', coalesce(vector_weight, brain.search_setting('vector_weight')),
+		'keyword_weight', wk, 'vector_weight', coalesce(vector_weight, (cfg ->> 'vector_weight')::float8),
 		'rrf_k', k, 'parser', parser, 'keyword_scan', kw_meta, 'vector_index', ix, 'withheld', wh);
 
 	RETURN QUERY
@@ -242,7 +243,8 @@ BEGIN
 	), ch AS MATERIALIZED (
 		-- Read by id, through the caller's policies: the planner cannot
 		-- misjudge a join with the policies' filters.
-		SELECT c.id, c.page_id, c.chunk_index, c.chunk_source, c.text, c.embedding
+		-- (the vector only where the dedup below compares chunks of a page)
+		SELECT c.id, c.page_id, c.chunk_index, c.chunk_source, c.text, CASE WHEN pp > 1 THEN c.embedding END AS embedding
 		FROM brain.chunks c WHERE c.id = ANY (vis)
 	), pg AS MATERIALIZED (
 		SELECT p.id, p.slug, p.source_id, p.title, p.type

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -319,5 +320,54 @@ func TestSearchSettingValues(t *testing.T) {
 		if err != nil || math.Abs(got-tt.want) > 1e-12 {
 			t.Errorf("search.proximity = %q: %v, %v; want %v", tt.value, got, err, tt.want)
 		}
+	}
+}
+
+// brain.search_settings is what a search reads, all knobs at once: it must
+// agree with brain.search_setting on every knob, follow the embedder's
+// defaults and the overrides stored, and ignore a brain.config key under
+// "search." that names no knob.
+func TestSearchSettingsAgree(t *testing.T) {
+	t.Parallel()
+	db := dbtest.Open(t, testdb.Options{Dim: 8}).Pool
+	setSetting(t, db, "bm25_k1", "0.9")
+	setSetting(t, db, "no_such_knob", "not a number")
+	check := func(embedder string, want map[string]float64) {
+		t.Helper()
+		var raw []byte
+		if err := db.QueryRow(ctx(t), `SELECT brain.search_settings()`).Scan(&raw); err != nil {
+			t.Fatalf("embedder %s: search_settings: %v", embedder, err)
+		}
+		var all map[string]any
+		if err := json.Unmarshal(raw, &all); err != nil {
+			t.Fatalf("embedder %s: %s: %v", embedder, raw, err)
+		}
+		if len(all) < 20 {
+			t.Errorf("embedder %s: %d knobs, want every knob (20): %s", embedder, len(all), raw)
+		}
+		if _, ok := all["no_such_knob"]; ok {
+			t.Errorf("embedder %s: an unknown key became a knob: %s", embedder, raw)
+		}
+		for name := range all {
+			var one, fromAll float64
+			if err := db.QueryRow(ctx(t), `SELECT brain.search_setting($1), (brain.search_settings() ->> $1)::float8`, name).Scan(&one, &fromAll); err != nil {
+				t.Fatalf("embedder %s: %s: %v", embedder, name, err)
+			}
+			if one != fromAll {
+				t.Errorf("embedder %s: %s: search_setting %v, search_settings %v", embedder, name, one, fromAll)
+			}
+			if w, ok := want[name]; ok && one != w {
+				t.Errorf("embedder %s: %s = %v, want %v", embedder, name, one, w)
+			}
+		}
+	}
+	check("local", map[string]float64{"bm25_k1": 0.9, "rrf_k": 10, "vector_weight": 0.25, "vector_fill_only": 1, "keyword_candidates": 400})
+	if _, err := db.Exec(ctx(t), `INSERT INTO brain.config (key, value) VALUES ('embedder', 'openai')
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`); err != nil {
+		t.Fatal(err)
+	}
+	check("openai", map[string]float64{"bm25_k1": 0.9, "rrf_k": 60, "vector_weight": 1, "vector_fill_only": 0})
+	if _, err := db.Exec(ctx(t), `SELECT count(*) FROM brain.search('kestrel marmot', embed => false)`); err != nil {
+		t.Errorf("search with an unknown search.* key stored: %v", err)
 	}
 }
