@@ -566,10 +566,11 @@ $fn$;
 -- (also returned) is 1 + bonus when the chunk matches strict_q, else 1.
 -- Set-based: the query's lexemes are cut out of every chunk's tsvector
 -- with C functions (every position weighted D, the query's lexemes A,
--- ts_filter A) and counted in one grouped pass, the title (A) and
--- timeline (C) positions from the small ts_filter of those weights; a
--- subquery per chunk that unnested the tsvector made this five times
--- slower (3.0 against 0.6 ms for 500 chunks).
+-- ts_filter A), one row per chunk and lexeme, joined to the title (A) and
+-- timeline (C) positions from the small ts_filter of those weights, and
+-- summed per chunk after one sort; a subquery per chunk that unnested the
+-- tsvector made this five times slower (3.0 against 0.6 ms for 500
+-- chunks), and an ORDER BY inside each chunk's sums cost a third more.
 DROP FUNCTION IF EXISTS brain.bm25_scores(bigint[], text[], float8[], tsquery,
 	float8, float8, float8, float8, float8, float8);
 CREATE OR REPLACE FUNCTION brain.bm25_scores(
@@ -583,29 +584,28 @@ BEGIN ATOMIC
 		SELECT c.id, c.doc_len, c.tsv, ts_filter(c.tsv, '{a,c}') AS ac,
 		       CASE WHEN strict_q IS NOT NULL AND c.tsv @@ strict_q THEN 1 + bonus ELSE 1 END::float8 AS strict
 		FROM brain.chunks c WHERE c.id = ANY (ids)
-	), occ AS (
-		-- every position of the query's lexemes ...
-		SELECT t.id, t.doc_len, u.lexeme, cardinality(u.positions)::float8 AS n, 0::float8 AS na, 0::float8 AS nc
-		FROM t, unnest(ts_filter(setweight(setweight(t.tsv, 'D'), 'A', lexemes), '{a}')) u
-		UNION ALL
-		-- ... and which of them are title (A) and timeline (C) positions,
-		-- unnested only where the title or timeline holds one (most
-		-- candidates: not, and unnesting them all cost a quarter of the
-		-- function's time)
-		SELECT t.id, t.doc_len, u.lexeme, 0, cardinality(array_positions(u.weights, 'A')),
-		       cardinality(array_positions(u.weights, 'C'))
+	), ac AS (
+		-- which positions of the query's lexemes are title (A) and
+		-- timeline (C) ones, unnested only where the title or timeline
+		-- holds one (most candidates: not, and unnesting them all cost a
+		-- quarter of the function's time) ...
+		SELECT t.id, u.lexeme, cardinality(array_positions(u.weights, 'A')) AS na,
+		       cardinality(array_positions(u.weights, 'C')) AS nc
 		FROM t, unnest(t.ac) u
 		WHERE t.ac @@ (SELECT string_agg(brain.lexeme_tsquery(l)::text, ' | ')::tsquery FROM unnest(lexemes) l)
 		  AND u.lexeme = ANY (lexemes)
 	), tf AS (
-		SELECT o.id, o.lexeme, max(o.doc_len) AS doc_len, idfs[array_position(lexemes, o.lexeme)] AS idf,
-		       sum(o.n) + (w_a - 1) * sum(o.na) + (w_c - 1) * sum(o.nc) AS tf
-		FROM occ o GROUP BY o.id, o.lexeme
-		-- summed below in this order (one sort of all rows; an ORDER BY
-		-- inside the sums sorted each chunk's rows apart, a third of the
-		-- function's time): chunks with the same text get the same score
-		-- to the last bit, so their tie is broken by id
-		ORDER BY o.id, o.lexeme
+		-- ... joined to every position of them (a lexeme once a chunk in
+		-- each), and summed below in this order (one sort of all rows; an
+		-- ORDER BY inside the sums sorted each chunk's rows apart, a third
+		-- of the function's time): chunks with the same text get the same
+		-- score to the last bit, so their tie is broken by id
+		SELECT x.id, x.lexeme, x.doc_len, idfs[array_position(lexemes, x.lexeme)] AS idf,
+		       cardinality(x.positions) + (w_a - 1) * coalesce(ac.na, 0) + (w_c - 1) * coalesce(ac.nc, 0) AS tf
+		FROM (SELECT t.id, t.doc_len, u.lexeme, u.positions
+		      FROM t, unnest(ts_filter(setweight(setweight(t.tsv, 'D'), 'A', lexemes), '{a}')) u) x
+		LEFT JOIN ac ON ac.id = x.id AND ac.lexeme = x.lexeme
+		ORDER BY x.id, x.lexeme
 	), m AS (
 		SELECT tf.id, sum(tf.idf * tf.tf * (k1 + 1) / (tf.tf + k1 * (1 - b + b * tf.doc_len / avgdl))) AS bm25,
 		       sum(tf.idf) AS held
