@@ -103,8 +103,9 @@ func readQueries(path string) ([]string, error) {
 }
 
 // timeArms times keyword-only (`search`), vector-only, hybrid with the
-// brain's defaults (`query`) and hybrid with the vector arm fused into
-// every query, interleaved per query so that all see the same machine.
+// brain's defaults (`query`), hybrid with the vector arm fused into every
+// query and the keyword arm alone in SQL, interleaved per query so that
+// all see the same machine.
 func timeArms(ctx context.Context, env *benchEnv, b *brain.Brain, qs []string) error {
 	zero, always := 0.0, false
 	arms := []struct {
@@ -139,6 +140,13 @@ func timeArms(ctx context.Context, env *benchEnv, b *brain.Brain, qs []string) e
 					WHERE o.q IS NOT NULL AND c.tsv @@ o.q
 					ORDER BY ts_rank(c.tsv, o.q) DESC, c.id LIMIT 10) s`, q).Scan(&n)
 		}},
+		// The keyword arm alone, as psql calls it: ranked chunk ids and
+		// scores, without the pages' slugs, titles and snippets that
+		// `search` adds.
+		{"keyword arm in SQL (`brain.keyword_search`)", func(q string) error {
+			var n int
+			return b.Pool.QueryRow(ctx, `SELECT count(*) FROM brain.keyword_search($1, 10)`, q).Scan(&n)
+		}},
 	}
 	lat := make([][]time.Duration, len(arms))
 	for round := 0; round < 2; round++ { // round 0 warms caches and plans
@@ -170,8 +178,10 @@ func timeArms(ctx context.Context, env *benchEnv, b *brain.Brain, qs []string) e
 		p[2][0]/p[0][0], p[2][1]/p[0][1], p[2][2]/p[0][2])
 	fmt.Fprintf(env.out, "hybrid (always fused) / keyword-only: p50 %.2f, p95 %.2f, p99 %.2f\n",
 		p[3][0]/p[0][0], p[3][1]/p[0][1], p[3][2]/p[0][2])
-	fmt.Fprintf(env.out, "keyword-only / reference: p50 %.2f, p95 %.2f, p99 %.2f\n\n",
+	fmt.Fprintf(env.out, "keyword-only / reference: p50 %.2f, p95 %.2f, p99 %.2f\n",
 		p[0][0]/p[4][0], p[0][1]/p[4][1], p[0][2]/p[4][2])
+	fmt.Fprintf(env.out, "keyword arm in SQL / reference: p50 %.2f, p95 %.2f, p99 %.2f\n\n",
+		p[5][0]/p[4][0], p[5][1]/p[4][1], p[5][2]/p[4][2])
 	return nil
 }
 
