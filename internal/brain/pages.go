@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/pgbrain/pgbrain/internal/markdown"
 )
 
 // Page is one stored page.
@@ -54,7 +56,7 @@ func (b *Brain) GetPage(ctx context.Context, source, slug string) (*Page, error)
 // ListFilter narrows ListPages.
 type ListFilter struct {
 	Source string // "" for every source
-	Type   string // "" for every type
+	Type   string // "" for every type; as stored, or as import would store it ("Meeting Notes")
 	Limit  int    // 0 for no limit
 	// After, when its Slug is set, starts the list after this page in the
 	// (source, slug) order: keyset paging that stays correct while pages
@@ -79,9 +81,9 @@ func (b *Brain) ListPages(ctx context.Context, f ListFilter, fn func(PageSummary
 	}
 	rows, err := b.Pool.Query(ctx, `
 		SELECT source_id, slug, title, type, updated_at FROM brain.pages
-		WHERE ($1 = '' OR source_id = $1) AND ($2 = '' OR type = $2)
+		WHERE ($1 = '' OR source_id = $1) AND ($2 = '' OR type = $2 OR type = $6)
 		  AND ($4 = '' OR (source_id, slug) > ($5, $4))
-		ORDER BY source_id, slug LIMIT $3`, f.Source, f.Type, limit, f.After.Slug, f.After.Source)
+		ORDER BY source_id, slug LIMIT $3`, f.Source, f.Type, limit, f.After.Slug, f.After.Source, markdown.NormalizeType(f.Type))
 	if err != nil {
 		return fmt.Errorf("listing pages: %w", err)
 	}

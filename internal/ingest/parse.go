@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/pgbrain/pgbrain/internal/classify"
 	"github.com/pgbrain/pgbrain/internal/markdown"
@@ -59,7 +58,7 @@ func parseData(r fileResult, data []byte, known map[string]string, opts Options)
 // prepare finishes a parsed page for writing: normalised type, chunks and
 // PII categories.
 func prepare(path string, page *markdown.Page, opts Options) parsed {
-	page.Type = normalizeType(page.Type)
+	page.Type = markdown.NormalizeType(page.Type)
 	p := parsed{path: path, page: page, chunks: markdown.ChunkPage(page, opts.Chunking)}
 	if !opts.NoClassify {
 		p.pii = pii.Classify(classify.PageText(page.Title, page.Body))
@@ -81,31 +80,4 @@ func parseDoc(d Doc, known map[string]string, opts Options) fileResult {
 // a path) that brain.pages would refuse.
 func invalidSlug(slug string) error {
 	return fmt.Errorf("slug %q is not valid: use '/'-separated lower-case segments of letters, digits and symbols of any script, '.', '_', '+' and '-', each starting with a letter, digit or symbol, in NFC, at most %d bytes (as 'pgbrain import' derives them from file names)", slug, markdown.MaxSlugLen)
-}
-
-// normalizeType maps a free-form frontmatter type ("Meeting Notes") onto the
-// shape brain.pages accepts ("meeting-notes").
-func normalizeType(t string) string {
-	var sb strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(strings.TrimSpace(t)) {
-		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-'
-		if !ok {
-			if sb.Len() > 0 && !dash {
-				sb.WriteByte('-')
-				dash = true
-			}
-			continue
-		}
-		sb.WriteRune(r)
-		dash = r == '-'
-	}
-	out := strings.Trim(sb.String(), "-_")
-	if len(out) > 64 {
-		out = strings.Trim(out[:64], "-_")
-	}
-	if out == "" {
-		return "page"
-	}
-	return out
 }

@@ -1,0 +1,74 @@
+package markdown
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// MaxTypeLen is the longest page type in characters, matching the CHECK of
+// brain.pages (sql/021).
+const MaxTypeLen = 64
+
+// NormalizeType maps a free-form type (frontmatter "Meeting Notes", a
+// folder name "Café" or "東京") onto the shape brain.pages accepts:
+// NFC, lower case by Unicode rules, letters, marks, digits and symbols
+// (emoji) of every script kept, with '_' and '-'; invisible format
+// characters (zero-width joiners, bidi controls) dropped; anything else
+// (spaces, other punctuation) separates words with one '-'. It starts with
+// a letter, digit or symbol and holds at most MaxTypeLen characters; a type
+// left with nothing is "page". Commands filtering by type (`list --type`,
+// MCP list_pages) normalise what they are given the same way, so
+// "Meeting Notes" finds "meeting-notes".
+func NormalizeType(t string) string {
+	if !utf8.ValidString(t) {
+		t = strings.ToValidUTF8(t, "-")
+	}
+	t = norm.NFC.String(strings.ToLower(norm.NFC.String(t)))
+	var sb strings.Builder
+	n := 0
+	dash := false
+	for _, r := range t {
+		if n >= MaxTypeLen {
+			break
+		}
+		switch {
+		case unicode.Is(unicode.Cf, r):
+			continue
+		case typeRune(r):
+			if sb.Len() == 0 && (r == '_' || r == '-' || unicode.IsMark(r)) {
+				continue
+			}
+			sb.WriteRune(r)
+			n++
+			dash = r == '-'
+		default:
+			if sb.Len() > 0 && !dash {
+				sb.WriteByte('-')
+				n++
+				dash = true
+			}
+		}
+	}
+	out := strings.TrimRight(sb.String(), "-_")
+	if out == "" {
+		return "page"
+	}
+	return out
+}
+
+// typeRune reports whether r may stand in a type. The ranges left out are
+// those the CHECK refuses: C1 controls, no-break and other spaces, the soft
+// hyphen, and the specials block.
+func typeRune(r rune) bool {
+	if r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' {
+		return true
+	}
+	if r < 0xA1 || r == 0xAD || r == 0x1680 || r >= 0x2000 && r <= 0x200F || r >= 0x2028 && r <= 0x202F ||
+		r >= 0x205F && r <= 0x206F || r == 0x3000 || r == 0xFEFF || r >= 0xFFF0 && r <= 0xFFFF {
+		return false
+	}
+	return unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsNumber(r) || unicode.Is(unicode.So, r)
+}
