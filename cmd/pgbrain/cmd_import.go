@@ -26,6 +26,7 @@ func importCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-embed", Usage: "skip embeddings now (fill later with 'pgbrain embed --stale')"},
 			&cli.BoolFlag{Name: "prune", Usage: "delete pages of the source whose files are gone (never after an incomplete walk; at most half of the source unless --force)"},
 			&cli.BoolFlag{Name: "force", Usage: "with --prune: prune even when that deletes more than half of the source's imported pages"},
+			&cli.BoolFlag{Name: "nested", Usage: "import DIR even though it lies inside (or holds) a folder this source was imported from; its files then get second pages under new slugs"},
 			&cli.IntFlag{Name: "writers", Usage: "connections writing batches at once (default: one per core, at most 4)"},
 			noNiceFlag,
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
@@ -44,7 +45,7 @@ func importCommand() *cli.Command {
 				sum, err := withProgress(c, "importing", func(update func(done, total int)) (ingest.Summary, error) {
 					return ingest.ImportDir(ctx, b, c.Args().First(), ingest.Options{
 						Source: c.String("source"), NoEmbed: c.Bool("no-embed"), Embedder: emb,
-						Prune: c.Bool("prune"), Force: c.Bool("force"), Writers: c.Int("writers"), Progress: update,
+						Prune: c.Bool("prune"), Force: c.Bool("force"), Nested: c.Bool("nested"), Writers: c.Int("writers"), Progress: update,
 						KeepPriority: c.Bool("no-nice"),
 					})
 				})

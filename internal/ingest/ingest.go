@@ -34,6 +34,10 @@ type Options struct {
 	Prune bool
 	// Force lets Prune delete more than half of the source's imported pages.
 	Force bool
+	// Nested imports a folder that lies inside, or holds, a folder the
+	// source was imported from (checkNesting), whose files then get second
+	// pages under new slugs.
+	Nested bool
 	// NoClassify skips PII classification, so pages get no brain.page_pii
 	// tags. Only for a brain that is never served, such as LongMemEval's
 	// scratch database: the refusal policy reads those tags.
@@ -151,6 +155,20 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 	}
 	sum.Files, sum.Skipped, sum.NotMarkdown = len(walked.files), walked.skipped, walked.notMarkdown
 	if err := checkSource(ctx, b, opts.Source); err != nil {
+		return sum, err
+	}
+	root, err := importRoot(dir)
+	if err != nil {
+		return sum, err
+	}
+	if !opts.Nested {
+		if err := checkNesting(ctx, b, opts.Source, dir, root); err != nil {
+			return sum, err
+		}
+	}
+	// Recorded before any write, so an import that fails half way still
+	// guards its folder.
+	if err := recordRoot(ctx, b, opts.Source, root); err != nil {
 		return sum, err
 	}
 	known, err := knownHashes(ctx, b, opts.Source)
