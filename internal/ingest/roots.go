@@ -36,15 +36,14 @@ func folderID(path string) string {
 	return hex.EncodeToString(h[:8])
 }
 
-// ancestors lists the folders that hold path, nearest first.
+// ancestors lists the folders that hold path, nearest first; none for
+// the file system's root.
 func ancestors(path string) []string {
 	var out []string
-	for d := filepath.Dir(path); ; d = filepath.Dir(d) {
+	for d, prev := filepath.Dir(path), path; d != prev; d, prev = filepath.Dir(d), d {
 		out = append(out, d)
-		if filepath.Dir(d) == d {
-			return out
-		}
 	}
+	return out
 }
 
 // importedRoot is a folder an earlier import of the source read: its
