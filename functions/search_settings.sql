@@ -4,18 +4,20 @@
 --
 -- Guarantees: a DBA override in brain.config (key 'search.<name>') wins;
 -- otherwise the default documented (and tuned) in docs/retrieval.md is
--- used; an override that is not a number (or is out of float8's range) is
--- an error naming the key, never a silent NULL or a bare cast error, and
--- since a search reads every knob at once, such an override fails every
--- search with that message until it is fixed; a brain.config key under
--- 'search.' that names no knob is ignored; search_setting of an unknown
--- name is an error. An override keeps the text stored (once its cast is
--- checked), so ::float8 reads exactly the number a DBA wrote. The vector arm's fusion weight is the
--- trust rule: the offline 'local' embedder (hashed lexemes) is weak and
--- mostly repeats the keyword arm, so it gets a low weight and can only
--- reorder near-ties; any other (semantic) embedder gets the same weight as
--- the keyword arm. rrf_k is 10 for 'local' (a keyword top hit keeps its
--- lead) and the customary 60 otherwise.
+-- used. An override that is not a number (or is out of float8's range),
+-- or is out of its knob's range (bm25_k1 and the weights: 0 or more;
+-- bm25_b: 0 to 1; rrf_k and type_share: more than 0), is an error naming
+-- the key and the fix, never a silent NULL, a bare cast error or a
+-- division by zero; since a search reads every knob at once, it fails
+-- every search until it is fixed. A brain.config key under 'search.' that
+-- names no knob is ignored; search_setting of an unknown name is an
+-- error. An override keeps the text stored (once its cast is checked), so
+-- ::float8 reads exactly the number a DBA wrote. The vector arm's fusion
+-- weight is the trust rule: the offline 'local' embedder (hashed lexemes)
+-- is weak and mostly repeats the keyword arm, so it gets a low weight and
+-- can only reorder near-ties; any other (semantic) embedder gets the same
+-- weight as the keyword arm. rrf_k is 10 for 'local' (a keyword top hit
+-- keeps its lead) and the customary 60 otherwise.
 -- One call reads them all: a search needs twenty, and twenty calls of a
 -- function that reads brain.config cost about 0.2 ms.
 CREATE OR REPLACE FUNCTION brain.search_settings() RETURNS jsonb
@@ -66,8 +68,19 @@ BEGIN
 				-- (a block with EXCEPTION costs a subtransaction: entered
 				-- only for the overrides a DBA stored)
 				num := o.value::float8;
-				res := res || jsonb_build_object(o.name, btrim(o.value));
-				CONTINUE;
+				-- Ranges where a value would break the formulas (a
+				-- negative k1 divides by zero) or their meaning; the
+				-- other knobs are clamped where they are read.
+				problem := CASE
+					WHEN o.name IN ('bm25_k1', 'keyword_weight', 'vector_weight', 'title_weight', 'timeline_weight') AND num < 0
+						THEN 'below 0: it must be 0 or more'
+					WHEN o.name = 'bm25_b' AND (num < 0 OR num > 1) THEN 'out of range: it must be from 0 to 1'
+					WHEN o.name IN ('rrf_k', 'type_share') AND num <= 0 THEN 'not above 0: it must be more than 0'
+				END;
+				IF problem IS NULL THEN
+					res := res || jsonb_build_object(o.name, btrim(o.value));
+					CONTINUE;
+				END IF;
 			EXCEPTION WHEN numeric_value_out_of_range THEN
 				problem := 'out of range for a number'; -- "1e999" passes the check but not the cast
 			END;

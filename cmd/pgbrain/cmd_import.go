@@ -27,7 +27,7 @@ func importCommand() *cli.Command {
 			&cli.BoolFlag{Name: "prune", Usage: "delete pages of the source whose files are gone (never after an incomplete walk; at most half of the source unless --force)"},
 			&cli.BoolFlag{Name: "force", Usage: "with --prune: prune even when that deletes more than half of the source's imported pages"},
 			&cli.BoolFlag{Name: "nested", Usage: "import DIR even though it lies inside (or holds) a folder this source was imported from; its files then get second pages under new slugs"},
-			&cli.IntFlag{Name: "writers", Usage: "connections writing batches at once (default: one per core, at most 4)"},
+			&cli.IntFlag{Name: "writers", Usage: "connections writing batches at once", DefaultText: "one per core, at most 4"},
 			noNiceFlag,
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
 		},
@@ -110,6 +110,14 @@ func printWarnings(w io.Writer, s ingest.Summary) {
 	}
 	if s.PruneSkipped != "" {
 		fmt.Fprintf(w, "pgbrain: not pruned: %s\n", s.PruneSkipped)
+	}
+	const shown = 20 // --json lists every one
+	for i, slug := range s.PrunedSlugs {
+		if i == shown {
+			fmt.Fprintf(w, "pgbrain: pruned %d more (--json lists them all: pruned_slugs)\n", len(s.PrunedSlugs)-shown)
+			break
+		}
+		fmt.Fprintf(w, "pgbrain: pruned %s\n", slug)
 	}
 }
 

@@ -19,7 +19,7 @@ func sourcesCommand() *cli.Command {
 			{
 				Name:      "add",
 				ArgsUsage: "ID [NAME]",
-				Usage:     "add a source",
+				Usage:     "add a source (ID: a-z, 0-9, '_' and '-', at most 63, starting with a letter or digit; NAME: any text)",
 				Action: func(c *cli.Context) error {
 					if c.NArg() < 1 || c.NArg() > 2 {
 						return usageError("sources add: give ID and optionally NAME")

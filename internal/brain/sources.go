@@ -116,7 +116,11 @@ func (b *Brain) RemoveSource(ctx context.Context, id string, withPages bool, wai
 		return 0, fmt.Errorf("counting pages of source %q: %w", id, err)
 	}
 	if pages > 0 && !withPages {
-		return 0, fmt.Errorf("source %q still has %d pages: pass --with-pages to delete them too", id, pages)
+		noun := "pages"
+		if pages == 1 {
+			noun = "page"
+		}
+		return 0, fmt.Errorf("source %q still has %d %s: pass --with-pages to delete them too", id, pages, noun)
 	}
 	if pages > 0 {
 		tag, err := tx.Exec(ctx, `DELETE FROM brain.pages WHERE source_id = $1`, id)

@@ -85,7 +85,7 @@ func TestRemoveSourceWaitsForWritersAndCountsWhatItDeletes(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !withPages {
-			if r.err == nil || !strings.Contains(r.err.Error(), "still has 1 pages") || left != 1 {
+			if r.err == nil || !strings.Contains(r.err.Error(), "still has 1 page:") || left != 1 {
 				t.Errorf("without --with-pages: (%d, %v), %d pages left; want a refusal naming the page, and the page kept", r.n, r.err, left)
 			}
 		} else if r.err != nil || r.n != 1 || left != 0 {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -97,6 +98,8 @@ type Summary struct {
 	NotMarkdown int `json:"not_markdown,omitempty"`
 	// PruneSkipped says why a requested prune deleted nothing.
 	PruneSkipped string `json:"prune_skipped,omitempty"`
+	// PrunedSlugs are the pages the prune deleted, in slug order.
+	PrunedSlugs []string `json:"pruned_slugs,omitempty"`
 	// MarkedPut counts unchanged imported pages that PutPage made pages
 	// written by name, which import --prune keeps.
 	MarkedPut int           `json:"marked_put,omitempty"`
@@ -162,9 +165,13 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 		return sum, err
 	}
 	if !opts.Nested {
-		if err := checkNesting(ctx, b, opts.Source, dir, root); err != nil {
+		if err := checkNesting(ctx, b, opts.Source, dir, root, walked.files); err != nil {
 			return sum, err
 		}
+	}
+	others, err := otherRoots(ctx, b, opts.Source, root)
+	if err != nil {
+		return sum, err
 	}
 	// Recorded before any write, so an import that fails half way still
 	// guards its folder.
@@ -203,8 +210,15 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 	if opts.Prune {
 		if walked.incomplete {
 			sum.PruneSkipped = "the walk was incomplete (see the skipped entries), so nothing was pruned"
-		} else if sum.Pruned, sum.PruneSkipped, err = prune(ctx, b, opts.Source, seen, opts.Force); err != nil {
+		} else if others > 0 && !opts.Force {
+			sum.PruneSkipped = fmt.Sprintf("source %q was also imported from %d other folder(s), and --prune would delete their pages too, so nothing was pruned: import each folder into a source of its own (pgbrain sources add NAME, then pgbrain import --source NAME DIR), or pass --force to prune every page of the source that is not in %s", opts.Source, others, dir)
+		} else if sum.PrunedSlugs, sum.PruneSkipped, err = prune(ctx, b, opts.Source, seen, opts.Force); err != nil {
 			return sum, err
+		} else if sum.Pruned = len(sum.PrunedSlugs); sum.PruneSkipped == "" {
+			// The source now mirrors this folder alone.
+			if err := forgetOtherRoots(ctx, b, opts.Source, root); err != nil {
+				return sum, err
+			}
 		}
 	}
 	sum.Elapsed = time.Since(start)
@@ -397,7 +411,7 @@ func knownHashes(ctx context.Context, b *brain.Brain, source string) (map[string
 // not in keep, unless that is more than half of them and force is not set:
 // then it deletes nothing and says why. Pages written by put are never
 // pruned, and do not count towards the half.
-func prune(ctx context.Context, b *brain.Brain, source string, keep []string, force bool) (n int, refused string, err error) {
+func prune(ctx context.Context, b *brain.Brain, source string, keep []string, force bool) (deleted []string, refused string, err error) {
 	err = pgx.BeginFunc(ctx, b.Pool, func(tx pgx.Tx) error {
 		var gone, total int
 		if err := tx.QueryRow(ctx, `
@@ -412,12 +426,16 @@ func prune(ctx context.Context, b *brain.Brain, source string, keep []string, fo
 			refused = fmt.Sprintf("pruning would delete %d of the %d imported pages of source %q, more than half, so nothing was pruned: check the directory, or pass --force to prune anyway", gone, total, source)
 			return nil
 		}
-		tag, err := tx.Exec(ctx, `DELETE FROM brain.pages WHERE source_id = $1 AND origin = 'file' AND NOT (slug = ANY ($2))`, source, keep)
-		n = int(tag.RowsAffected())
+		rows, err := tx.Query(ctx, `DELETE FROM brain.pages WHERE source_id = $1 AND origin = 'file' AND NOT (slug = ANY ($2)) RETURNING slug`, source, keep)
+		if err != nil {
+			return err
+		}
+		deleted, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		slices.Sort(deleted)
 		return err
 	})
 	if err != nil {
-		return 0, "", fmt.Errorf("pruning pages whose files are gone: %w", err)
+		return nil, "", fmt.Errorf("pruning pages whose files are gone: %w", err)
 	}
-	return n, refused, nil
+	return deleted, refused, nil
 }

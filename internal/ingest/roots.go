@@ -6,10 +6,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/markdown"
 )
 
 // maxRoots bounds the folders a source remembers (the newest are kept).
@@ -79,9 +82,9 @@ func sourceRoots(ctx context.Context, b *brain.Brain, source string) ([]imported
 // folder the source was imported from: slugs are paths relative to the
 // folder imported, so every file there would be stored a second time under
 // a new slug ("notes/x" beside "x").
-func checkNesting(ctx context.Context, b *brain.Brain, source, dir, root string) error {
-	roots, files, err := sourceRoots(ctx, b, source)
-	if err != nil || !files {
+func checkNesting(ctx context.Context, b *brain.Brain, source, dir, root string, walked []walkFile) error {
+	roots, imported, err := sourceRoots(ctx, b, source)
+	if err != nil || !imported {
 		return err
 	}
 	id := folderID(root)
@@ -97,16 +100,65 @@ func checkNesting(ctx context.Context, b *brain.Brain, source, dir, root string)
 				rel, _ := filepath.Rel(holder, root)
 				return fmt.Errorf("import directory %s is inside %s, which source %q was imported from: its files are pages under %q there, and importing the folder alone would store them again under new slugs. "+
 					"Import %s to update them, or give this folder a source of its own (pgbrain sources add NAME, then pgbrain import --source NAME %s), or pass --nested to import it into %q anyway",
-					dir, holder, source, filepath.ToSlash(rel)+"/", holder, dir, source)
+					dir, holder, source, slugPrefix(rel), holder, dir, source)
 			}
 		}
 	}
 	for _, r := range roots {
-		if slices.Contains(r.Holders, id) {
-			return fmt.Errorf("import directory %s holds a folder that source %q was imported from: the pages of its files would be stored again under slugs starting with that folder's path. "+
-				"Import that folder again to update them, or import this one into a source of its own (pgbrain sources add NAME, then pgbrain import --source NAME %s), or pass --nested to import it into %q anyway",
-				dir, source, dir, source)
+		if !slices.Contains(r.Holders, id) {
+			continue
 		}
+		// Which folder: one holding a file of this walk, found by its id.
+		for _, f := range walked {
+			for d := path.Dir(f.rel); d != "."; d = path.Dir(d) {
+				if folderID(filepath.Join(root, filepath.FromSlash(d))) == r.ID {
+					return fmt.Errorf("import directory %s holds %s, which source %q was imported from: the pages of its files would be stored again under slugs starting %q. "+
+						"Import %s again to update them, or import this folder into a source of its own (pgbrain sources add NAME, then pgbrain import --source NAME %s), or pass --nested to import it into %q anyway",
+						dir, filepath.Join(dir, filepath.FromSlash(d)), source, slugPrefix(d), filepath.Join(dir, filepath.FromSlash(d)), dir, source)
+				}
+			}
+		}
+		return fmt.Errorf("import directory %s holds a folder that source %q was imported from: the pages of its files would be stored again under slugs starting with that folder's path. "+
+			"Import that folder again to update them, or import this one into a source of its own (pgbrain sources add NAME, then pgbrain import --source NAME %s), or pass --nested to import it into %q anyway",
+			dir, source, dir, source)
+	}
+	return nil
+}
+
+// slugPrefix is how the pages of folder rel (relative to the folder
+// imported) begin their slugs: "Café/Menu" -> "café/menu/".
+func slugPrefix(rel string) string {
+	slug, err := markdown.SlugFromPath(filepath.ToSlash(rel) + "/x.md")
+	if err != nil {
+		return filepath.ToSlash(rel) + "/"
+	}
+	return strings.TrimSuffix(slug, "x")
+}
+
+// otherRoots counts the folders other than root that source was imported
+// from, while it holds imported pages: --prune would delete their pages.
+func otherRoots(ctx context.Context, b *brain.Brain, source, root string) (int, error) {
+	roots, files, err := sourceRoots(ctx, b, source)
+	if err != nil || !files {
+		return 0, err
+	}
+	id, n := folderID(root), 0
+	for _, r := range roots {
+		if r.ID != id {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// forgetOtherRoots leaves root the only folder source was imported from:
+// after a prune, no page of the others is left.
+func forgetOtherRoots(ctx context.Context, b *brain.Brain, source, root string) error {
+	if _, err := b.Pool.Exec(ctx, `
+		UPDATE brain.sources SET config = jsonb_set(config, '{import_roots}',
+			coalesce((SELECT jsonb_agg(r) FROM jsonb_array_elements(config -> 'import_roots') r WHERE r ->> 'id' = $2), '[]'))
+		WHERE id = $1 AND jsonb_typeof(config -> 'import_roots') = 'array'`, source, folderID(root)); err != nil {
+		return fmt.Errorf("recording that source %q now mirrors one folder: %w", source, err)
 	}
 	return nil
 }

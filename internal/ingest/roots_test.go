@@ -27,6 +27,7 @@ func TestImportRefusesNestedFolders(t *testing.T) {
 		"a.md":           "# A\n\none\n",
 		"work/b.md":      "# B\n\ntwo\n",
 		"work/deep/c.md": "# C\n\nthree\n",
+		"Café/Menu/m.md": "# M\n\nfour\n",
 	})
 	writeFiles(t, filepath.Join(top, "other"), map[string]string{"d.md": "# D\n\nfour\n"})
 	if _, err := ingest.ImportDir(ctx, b, notes, ingest.Options{NoEmbed: true}); err != nil {
@@ -45,7 +46,8 @@ func TestImportRefusesNestedFolders(t *testing.T) {
 	}{
 		{filepath.Join(notes, "work"), []string{"is inside " + notes, `"work/"`, "--nested", "--source NAME"}},
 		{filepath.Join(notes, "work", "deep"), []string{"is inside " + notes, `"work/deep/"`}},
-		{top, []string{"holds a folder", "--nested"}},
+		{filepath.Join(notes, "Café", "Menu"), []string{"is inside " + notes, `"café/menu/"`}},
+		{top, []string{"holds " + notes, `"alice-notes/"`, "--nested"}},
 	} {
 		_, err := ingest.ImportDir(ctx, b, tt.dir, ingest.Options{NoEmbed: true})
 		if err == nil {
@@ -57,8 +59,8 @@ func TestImportRefusesNestedFolders(t *testing.T) {
 				t.Errorf("import %s: %v; want it to say %q", tt.dir, err, w)
 			}
 		}
-		if n := count(); n != 3 {
-			t.Errorf("after the refused import of %s the brain holds %d pages, want 3", tt.dir, n)
+		if n := count(); n != 4 {
+			t.Errorf("after the refused import of %s the brain holds %d pages, want 4", tt.dir, n)
 		}
 	}
 	// The same folder again, also through a symbolic link, and a folder
@@ -72,8 +74,8 @@ func TestImportRefusesNestedFolders(t *testing.T) {
 			t.Errorf("import %s: %v", dir, err)
 		}
 	}
-	if n := count(); n != 4 {
-		t.Fatalf("the brain holds %d pages, want 4 (three notes and other/d)", n)
+	if n := count(); n != 5 {
+		t.Fatalf("the brain holds %d pages, want 5 (four notes and other's d)", n)
 	}
 	// --nested stores the subfolder's files again, under the slugs it gives.
 	sum, err := ingest.ImportDir(ctx, b, filepath.Join(notes, "work"), ingest.Options{NoEmbed: true, Nested: true})
@@ -94,5 +96,50 @@ func TestImportRefusesNestedFolders(t *testing.T) {
 	}
 	if strings.Contains(cfg, "alice") || strings.Contains(cfg, top) || !strings.Contains(cfg, "import_roots") {
 		t.Errorf("brain.sources config = %s; want the folders recorded by id, without their paths", cfg)
+	}
+}
+
+// --prune deletes every imported page of the source whose file is not in
+// the folder imported, so a source imported from several folders is not
+// pruned unless --force, and a prune names the pages it deleted; after
+// one, the source mirrors that folder alone and prunes without --force.
+func TestPruneOfASourceOfSeveralFolders(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := dbtest.Open(t)
+	top := t.TempDir()
+	notes, work := filepath.Join(top, "notes"), filepath.Join(top, "work")
+	writeFiles(t, notes, map[string]string{"a.md": "# A\n\none\n", "b.md": "# B\n\ntwo\n", "c.md": "# C\n\nthree\n"})
+	writeFiles(t, work, map[string]string{"plan.md": "# Plan\n\nfour\n", "ideas.md": "# Ideas\n\nfive\n"})
+	for _, dir := range []string{notes, work} {
+		if _, err := ingest.ImportDir(ctx, b, dir, ingest.Options{NoEmbed: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum, err := ingest.ImportDir(ctx, b, notes, ingest.Options{NoEmbed: true, Prune: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Pruned != 0 || !strings.Contains(sum.PruneSkipped, "also imported from 1 other folder") || !strings.Contains(sum.PruneSkipped, "--force") {
+		t.Fatalf("prune of a source of two folders: pruned %d (%v), skipped %q; want nothing pruned and the reason", sum.Pruned, sum.PrunedSlugs, sum.PruneSkipped)
+	}
+	sum, err = ingest.ImportDir(ctx, b, notes, ingest.Options{NoEmbed: true, Prune: true, Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Pruned != 2 || strings.Join(sum.PrunedSlugs, " ") != "ideas plan" || sum.PruneSkipped != "" {
+		t.Fatalf("prune --force: pruned %d %v, skipped %q; want ideas and plan", sum.Pruned, sum.PrunedSlugs, sum.PruneSkipped)
+	}
+	// The source mirrors notes alone now: a file removed there is pruned
+	// without --force.
+	if err := os.Remove(filepath.Join(notes, "c.md")); err != nil {
+		t.Fatal(err)
+	}
+	sum, err = ingest.ImportDir(ctx, b, notes, ingest.Options{NoEmbed: true, Prune: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(sum.PrunedSlugs, " ") != "c" || sum.PruneSkipped != "" {
+		t.Fatalf("prune after the source mirrors one folder: pruned %v, skipped %q; want c", sum.PrunedSlugs, sum.PruneSkipped)
 	}
 }

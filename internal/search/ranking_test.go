@@ -371,3 +371,42 @@ func TestSearchSettingsAgree(t *testing.T) {
 		t.Errorf("search with an unknown search.* key stored: %v", err)
 	}
 }
+
+// An override out of a knob's range is refused like one that is not a
+// number, naming the key, instead of dividing by zero or turning a weight
+// around; the edges of each range are accepted.
+func TestSearchSettingRanges(t *testing.T) {
+	t.Parallel()
+	db := dbtest.Open(t, testdb.Options{Dim: 8}).Pool
+	for _, tt := range []struct {
+		name, value string
+		bad         bool
+	}{
+		{"bm25_k1", "-1", true},
+		{"bm25_k1", "0", false},
+		{"bm25_b", "-0.1", true},
+		{"bm25_b", "1.5", true},
+		{"bm25_b", "0", false},
+		{"bm25_b", "1", false},
+		{"rrf_k", "0", true},
+		{"rrf_k", "-10", true},
+		{"type_share", "0", true},
+		{"vector_weight", "-0.5", true},
+		{"keyword_weight", "0", false},
+		{"title_weight", "-2", true},
+		{"timeline_weight", "-1", true},
+	} {
+		setSetting(t, db, tt.name, tt.value)
+		_, err := db.Exec(ctx(t), `SELECT count(*) FROM brain.search('kestrel marmot', embed => false)`)
+		if tt.bad {
+			if err == nil || !strings.Contains(err.Error(), "brain.config key search."+tt.name+" holds") {
+				t.Errorf("search.%s = %s: %v; want an error naming the key", tt.name, tt.value, err)
+			}
+		} else if err != nil {
+			t.Errorf("search.%s = %s: %v; want it accepted", tt.name, tt.value, err)
+		}
+		if _, err := db.Exec(ctx(t), `DELETE FROM brain.config WHERE key = 'search.' || $1`, tt.name); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
