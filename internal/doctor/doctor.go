@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pgbrain/pgbrain/client/migrate"
@@ -131,7 +132,34 @@ func Run(ctx context.Context, b *brain.Brain, cfg evalconfig.Settings, cfgErr er
 	if err := probes(ctx, b.Pool, cfg, r); err != nil {
 		return nil, err
 	}
+	if r.DatabaseSchema >= r.LatestSchema {
+		searchSettings(ctx, b.Pool, r)
+	}
 	return r, nil
+}
+
+// searchSettings warns of what makes every search fail (an override
+// brain.search_settings() refuses) and of brain.config keys under
+// "search." that name no setting, which searches ignore (a typo such as
+// search.bm25k1 changes nothing).
+func searchSettings(ctx context.Context, db *pgxpool.Pool, r *Report) {
+	var unknown []string
+	err := db.QueryRow(ctx, `
+		SELECT coalesce(array_agg(c.key ORDER BY c.key) FILTER (WHERE NOT (s.known ? substr(c.key, 8))), '{}')
+		FROM (SELECT brain.search_settings() AS known) s
+		LEFT JOIN brain.config c ON starts_with(c.key, 'search.')`).Scan(&unknown)
+	if err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Hint != "" {
+			r.warn("every search fails until this is fixed: %s: %s", pgErr.Message, pgErr.Hint)
+		} else {
+			r.warn("every search fails until this is fixed: %v", err)
+		}
+		return
+	}
+	for _, k := range unknown {
+		r.warn("brain.config key %s names no search setting, so searches ignore it: see docs/retrieval.md for the settings (SELECT * FROM jsonb_each(brain.search_settings()) shows them), or delete it: DELETE FROM brain.config WHERE key = '%s'", k, k)
+	}
 }
 
 // probes reports the model-judged quality probes, when the schema has

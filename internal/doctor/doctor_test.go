@@ -148,3 +148,39 @@ func TestDoctorReportsPsqlWrites(t *testing.T) {
 		t.Errorf("after a psql title edit: %d stale, %d unclassified; want 1, 0", r.StaleClassified, r.Unclassified)
 	}
 }
+
+// A search setting that fails every search, and a key that names no
+// setting, are both reported with the fix; a fixed brain is quiet again.
+func TestDoctorReportsSearchSettings(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := dbtest.Open(t)
+	run := func() []string {
+		t.Helper()
+		r, err := Run(ctx, b, evalconfig.Resolve(evalconfig.File{}, ""), nil, capture.NewSpool(t.TempDir()), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Warnings
+	}
+	if _, err := b.Pool.Exec(ctx, `INSERT INTO brain.config (key, value) VALUES ('search.bm25_k1', 'abc'), ('search.bm25k1', '0.9')`); err != nil {
+		t.Fatal(err)
+	}
+	w := strings.Join(run(), "\n")
+	if !strings.Contains(w, "every search fails") || !strings.Contains(w, "search.bm25_k1 holds 'abc'") || !strings.Contains(w, "DELETE FROM brain.config WHERE key = 'search.bm25_k1'") {
+		t.Errorf("warnings with a bad search.bm25_k1:\n%s\nwant the failure, the key and the fix", w)
+	}
+	if _, err := b.Pool.Exec(ctx, `DELETE FROM brain.config WHERE key = 'search.bm25_k1'`); err != nil {
+		t.Fatal(err)
+	}
+	w = strings.Join(run(), "\n")
+	if !strings.Contains(w, "search.bm25k1 names no search setting") || strings.Contains(w, "every search fails") {
+		t.Errorf("warnings with the unknown key search.bm25k1:\n%s\nwant it named, and searches working", w)
+	}
+	if _, err := b.Pool.Exec(ctx, `DELETE FROM brain.config WHERE key = 'search.bm25k1'`); err != nil {
+		t.Fatal(err)
+	}
+	if w := run(); len(w) != 0 {
+		t.Errorf("warnings of a fixed brain: %v", w)
+	}
+}
