@@ -95,6 +95,11 @@ func vectorOnlyNote(w io.Writer, r *search.Response) {
 			return
 		}
 	}
+	if negated, _ := r.Meta.Parser["negated"].([]any); len(negated) > 0 {
+		// "budget -plan": pages holding "budget" may all hold "plan" too.
+		fmt.Fprintln(w, "pgbrain: note: no page holds a word of the query without a word it excludes (-word); these are the nearest chunks by the vector arm alone, which may be unrelated (see docs/retrieval.md, \"Fusion and the trust rule\")")
+		return
+	}
 	fmt.Fprintln(w, "pgbrain: note: no page holds a word of the query; these are the nearest chunks by the vector arm alone, which may be unrelated (see docs/retrieval.md, \"Fusion and the trust rule\")")
 }
 
@@ -117,7 +122,7 @@ func noWordsNote(w io.Writer, r *search.Response) {
 // dropped, so the words-in-any-order answer is not taken for phrase matches.
 func phrasesNote(w io.Writer, r *search.Response) {
 	if dropped, _ := r.Meta.KeywordScan["phrases_dropped"].(bool); dropped {
-		fmt.Fprintln(w, "pgbrain: note: no page holds the quoted phrase as written; these results hold its words in any order (see docs/retrieval.md, \"Query grammar\")")
+		fmt.Fprintln(w, "pgbrain: note: no page holds the quoted phrase as written, so it was read as loose words; these results hold some of the query's words, in any order (see docs/retrieval.md, \"Query grammar\")")
 	}
 }
 

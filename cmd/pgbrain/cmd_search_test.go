@@ -308,4 +308,10 @@ func TestVectorOnlyAnswerIsNoted(t *testing.T) {
 	if _, errOut, code := pgbrain(t, b.url, "", "query", "mutex lock"); code != 0 || strings.Contains(errOut, note) {
 		t.Errorf("query mutex lock: exit %d, stderr %q; want no vector-only note", code, errOut)
 	}
+	// Pages holding "mutex" were all left out by "-lock": the note says a
+	// -word did it, not that no page holds the words.
+	out, errOut, code = pgbrain(t, b.url, "", "query", "mutex -lock")
+	if code != 0 || !strings.Contains(errOut, "without a word it excludes") {
+		t.Errorf("query mutex -lock: exit %d, stdout %q, stderr %q; want the note naming the excluded word", code, out, errOut)
+	}
 }
