@@ -210,9 +210,7 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 	if opts.Prune {
 		if walked.incomplete {
 			sum.PruneSkipped = "the walk was incomplete (see the skipped entries), so nothing was pruned"
-		} else if others > 0 && !opts.Force {
-			sum.PruneSkipped = fmt.Sprintf("source %q was also imported from %d other folder(s), and --prune would delete their pages too, so nothing was pruned: import each folder into a source of its own (pgbrain sources add NAME, then pgbrain import --source NAME DIR), or pass --force to prune every page of the source that is not in %s", opts.Source, others, dir)
-		} else if sum.PrunedSlugs, sum.PruneSkipped, err = prune(ctx, b, opts.Source, seen, opts.Force); err != nil {
+		} else if sum.PrunedSlugs, sum.PruneSkipped, err = prune(ctx, b, opts.Source, seen, opts.Force, others, dir); err != nil {
 			return sum, err
 		} else if sum.Pruned = len(sum.PrunedSlugs); sum.PruneSkipped == "" {
 			// The source now mirrors this folder alone.
@@ -411,7 +409,9 @@ func knownHashes(ctx context.Context, b *brain.Brain, source string) (map[string
 // not in keep, unless that is more than half of them and force is not set:
 // then it deletes nothing and says why. Pages written by put are never
 // pruned, and do not count towards the half.
-func prune(ctx context.Context, b *brain.Brain, source string, keep []string, force bool) (deleted []string, refused string, err error) {
+// others is how many other folders the source was imported from (their
+// pages have no file in dir either).
+func prune(ctx context.Context, b *brain.Brain, source string, keep []string, force bool, others int, dir string) (deleted []string, refused string, err error) {
 	err = pgx.BeginFunc(ctx, b.Pool, func(tx pgx.Tx) error {
 		var gone, total int
 		if err := tx.QueryRow(ctx, `
@@ -424,6 +424,10 @@ func prune(ctx context.Context, b *brain.Brain, source string, keep []string, fo
 		}
 		if 2*gone > total && !force {
 			refused = fmt.Sprintf("pruning would delete %d of the %d imported pages of source %q, more than half, so nothing was pruned: check the directory, or pass --force to prune anyway", gone, total, source)
+			return nil
+		}
+		if others > 0 && !force {
+			refused = fmt.Sprintf("source %q was also imported from %d other folder(s), and pruning would delete %d pages, theirs too, so nothing was pruned: import each folder into a source of its own (pgbrain sources add NAME, then pgbrain import --source NAME DIR), or pass --force to prune every page of the source that is not in %s", source, others, gone, dir)
 			return nil
 		}
 		rows, err := tx.Query(ctx, `DELETE FROM brain.pages WHERE source_id = $1 AND origin = 'file' AND NOT (slug = ANY ($2)) RETURNING slug`, source, keep)
