@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/pgbrain/pgbrain/internal/columns"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/markdown"
 )
 
 func listCommand() *cli.Command {
@@ -33,20 +35,39 @@ func listCommand() *cli.Command {
 						return err
 					}
 				}
+				listed := 0
 				if c.Bool("json") {
 					enc := json.NewEncoder(c.App.Writer)
-					return b.ListPages(ctx, f, func(p brain.PageSummary) error { return enc.Encode(p) })
+					if err := b.ListPages(ctx, f, func(p brain.PageSummary) error { listed++; return enc.Encode(p) }); err != nil {
+						return err
+					}
+				} else {
+					tw := columns.New(c.App.Writer, 2)
+					fmt.Fprintln(tw, "SOURCE\tSLUG\tTYPE\tTITLE")
+					err := b.ListPages(ctx, f, func(p brain.PageSummary) error {
+						listed++
+						_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.SourceID, p.Slug, p.Type, p.Title)
+						return err
+					})
+					if err != nil {
+						return err
+					}
+					if err := tw.Flush(); err != nil {
+						return err
+					}
 				}
-				tw := columns.New(c.App.Writer, 2)
-				fmt.Fprintln(tw, "SOURCE\tSLUG\tTYPE\tTITLE")
-				err := b.ListPages(ctx, f, func(p brain.PageSummary) error {
-					_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.SourceID, p.Slug, p.Type, p.Title)
-					return err
-				})
-				if err != nil {
-					return err
+				if listed == 0 && f.Type != "" {
+					types, err := b.PageTypes(ctx, f.Source)
+					if err != nil {
+						return err
+					}
+					inUse := strings.Join(types, ", ")
+					if inUse == "" {
+						inUse = "none (no page)"
+					}
+					fmt.Fprintf(c.App.ErrWriter, "pgbrain: note: no page has the type %q; the types in use: %s\n", markdown.NormalizeType(f.Type), inUse)
 				}
-				return tw.Flush()
+				return nil
 			})
 		},
 	}

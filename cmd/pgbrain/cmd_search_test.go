@@ -315,3 +315,23 @@ func TestVectorOnlyAnswerIsNoted(t *testing.T) {
 		t.Errorf("query mutex -lock: exit %d, stdout %q, stderr %q; want the note naming the excluded word", code, out, errOut)
 	}
 }
+
+// list --type finds a type as import stores it, and says so when no page
+// has the type asked for, naming the types in use.
+func TestListTypeNote(t *testing.T) {
+	t.Parallel()
+	b := tinyBrain(t)
+	out, _, code := pgbrain(t, b.url, "", "list", "--json")
+	var p struct{ Type string }
+	if code != 0 || json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &p) != nil || p.Type == "" {
+		t.Fatalf("list --json: exit %d, %q", code, out)
+	}
+	out, errOut, code := pgbrain(t, b.url, "", "list", "--type", strings.ToUpper(p.Type))
+	if code != 0 || !strings.Contains(out, p.Type) || strings.Contains(errOut, "no page has") {
+		t.Errorf("list --type %s: exit %d, stdout %q, stderr %q; want its pages and no note", strings.ToUpper(p.Type), code, out, errOut)
+	}
+	out, errOut, code = pgbrain(t, b.url, "", "list", "--type", "No Such Type")
+	if code != 0 || strings.Count(out, "\n") != 1 || !strings.Contains(errOut, `no page has the type "no-such-type"; the types in use: `) || !strings.Contains(errOut, p.Type) {
+		t.Errorf("list --type No Such Type: exit %d, stdout %q, stderr %q; want the header and the note", code, out, errOut)
+	}
+}

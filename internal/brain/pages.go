@@ -73,6 +73,22 @@ type PageSummary struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
+// PageTypes lists the page types in use in source ("" for every source),
+// the most common first, at most 20.
+func (b *Brain) PageTypes(ctx context.Context, source string) ([]string, error) {
+	rows, err := b.Pool.Query(ctx, `
+		SELECT type FROM brain.pages WHERE ($1 = '' OR source_id = $1)
+		GROUP BY type ORDER BY count(*) DESC, type LIMIT 20`, source)
+	if err != nil {
+		return nil, fmt.Errorf("listing page types: %w", err)
+	}
+	types, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("listing page types: %w", err)
+	}
+	return types, nil
+}
+
 // ListPages streams page summaries ordered by source and slug.
 func (b *Brain) ListPages(ctx context.Context, f ListFilter, fn func(PageSummary) error) error {
 	limit := any(nil)
