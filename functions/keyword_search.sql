@@ -97,7 +97,7 @@ DECLARE
 	p record;
 	filt tsquery;
 	budget float8 := least(greatest((cfg ->> 'keyword_candidates')::float8, 10), 1e9);
-	max_cand int := greatest(least((cfg ->> 'keyword_candidates_max')::float8, 1e9)::int, 0);
+	max_cand int := greatest(least((cfg ->> 'keyword_candidates_max')::float8, 1e9), 0)::int;
 	bonus float8 := greatest((cfg ->> 'strict_bonus')::float8, 0);
 	k1 float8 := (cfg ->> 'bm25_k1')::float8;
 	b float8 := (cfg ->> 'bm25_b')::float8;
@@ -107,7 +107,7 @@ DECLARE
 	title_w float8 := greatest((cfg ->> 'title_affinity')::float8, 0);
 	title_cov float8 := greatest((cfg ->> 'title_coverage')::float8, 0);
 	title_unx float8 := least(greatest((cfg ->> 'title_unexplained')::float8, 0), 0.9);
-	depth int := greatest(least((cfg ->> 'title_depth')::float8, 1e9)::int, 0);
+	depth int := greatest(least((cfg ->> 'title_depth')::float8, 1e9), 0)::int;
 	prox_w float8 := greatest((cfg ->> 'proximity')::float8, 0);
 	pairs tsquery[];
 	prox_on boolean;
@@ -158,7 +158,7 @@ DECLARE
 	wh jsonb := jsonb_build_object('pages', 0, 'unclassified', 0, 'categories', '[]'::jsonb);
 	hidden bigint[];
 	m jsonb;
-	title_cap int := greatest(least((cfg ->> 'title_names')::float8, 1e9)::int, 0);
+	title_cap int := greatest(least((cfg ->> 'title_names')::float8, 1e9), 0)::int;
 	named bigint[] := '{}'; -- chunks of pages whose title holds a term inside a word
 	top_ids bigint[]; -- the chunks whose title terms and proximity are computed
 BEGIN
@@ -560,8 +560,8 @@ END
 $fn$;
 
 -- brain.bm25_scores(ids, lexemes, idfs, strict_q, k1, b, w_a, w_c, avgdl,
--- bonus, cover): the score of each chunk in ids over the given (distinct)
--- terms (see keyword_scan): sc = BM25 · (1 + cover · coverage²) · strict,
+-- bonus, cover): the score of each chunk in ids over the given (distinct,
+-- non-empty) terms (see keyword_scan): sc = BM25 · (1 + cover · coverage²) · strict,
 -- where coverage is the share of the terms' idf the chunk holds and strict
 -- (also returned) is 1 + bonus when the chunk matches strict_q, else 1.
 -- Set-based: the query's lexemes are cut out of every chunk's tsvector
@@ -592,7 +592,7 @@ BEGIN ATOMIC
 		SELECT t.id, u.lexeme, cardinality(array_positions(u.weights, 'A')) AS na,
 		       cardinality(array_positions(u.weights, 'C')) AS nc
 		FROM t, unnest(t.ac) u
-		WHERE t.ac @@ (SELECT string_agg(brain.lexeme_tsquery(l)::text, ' | ')::tsquery FROM unnest(lexemes) l)
+		WHERE t.ac @@ (SELECT string_agg(brain.lexeme_tsquery(l)::text, ' | ')::tsquery FROM unnest(lexemes) l WHERE l <> '')
 		  AND u.lexeme = ANY (lexemes)
 	), tf AS (
 		-- ... joined to every position of them (a lexeme once a chunk in

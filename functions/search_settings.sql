@@ -11,8 +11,8 @@
 -- division by zero; since a search reads every knob at once, it fails
 -- every search until it is fixed. A brain.config key under 'search.' that
 -- names no knob is ignored; search_setting of an unknown name is an
--- error. An override keeps the text stored (once its cast is checked), so
--- ::float8 reads exactly the number a DBA wrote. The vector arm's fusion
+-- error. Every value is a jsonb number (an override's float8, which
+-- ::float8 reads back exactly). The vector arm's fusion
 -- weight is the trust rule: the offline 'local' embedder (hashed lexemes)
 -- is weak and mostly repeats the keyword arm, so it gets a low weight and
 -- can only reorder near-ties; any other (semantic) embedder gets the same
@@ -78,7 +78,7 @@ BEGIN
 					WHEN o.name IN ('rrf_k', 'type_share') AND num <= 0 THEN 'not above 0: it must be more than 0'
 				END;
 				IF problem IS NULL THEN
-					res := res || jsonb_build_object(o.name, btrim(o.value));
+					res := res || jsonb_build_object(o.name, num);
 					CONTINUE;
 				END IF;
 			EXCEPTION WHEN numeric_value_out_of_range THEN

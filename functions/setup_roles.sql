@@ -82,6 +82,9 @@ BEGIN
 		brain.embed_runs TO pgbrain_writer;
 	GRANT SELECT ON brain.source_boosts, brain.pii_policy TO pgbrain_writer;
 	GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA brain TO pgbrain_writer;
+	-- the folders imports read (local paths, which can name a person): the
+	-- writer that imports, no reader, no agent
+	GRANT SELECT, INSERT, UPDATE, DELETE ON brain.import_folders TO pgbrain_writer;
 
 	-- reader: read the brain, capture its own queries, export captures.
 	GRANT SELECT ON brain.pages, brain.chunks, brain.sources, brain.page_pii, brain.term_stats,

@@ -415,3 +415,58 @@ func TestEveryFunctionPinsSearchPath(t *testing.T) {
 		t.Fatalf("brain.embedder() read the caller's table: %q", embedder)
 	}
 }
+
+// Migration 022 makes the next import rewrite the pages whose type
+// migration 021 changed (a first folder with a non-ASCII letter), and only
+// those: their content hash no longer matches any file.
+func TestUpgradeTo22RetypesNonASCIIFolders(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	released, err := testdb.ReleasedSchemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var at21 *testdb.Released
+	for i := range released {
+		if released[i].Version == 21 {
+			at21 = &released[i]
+		}
+	}
+	if at21 == nil {
+		t.Fatal("testdb/schema holds no version 21")
+	}
+	url := testdb.EmptyDatabase(t)
+	if err := testdb.Restore(ctx, url, at21.SQL); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	hash := strings.Repeat("ab", 32)
+	if _, err := conn.Exec(ctx, `
+		INSERT INTO brain.pages (slug, title, type, body, timeline, content_hash, origin) VALUES
+			('café/menu', 'Menu', 'caf', 'coffee', '', $1, 'file'),
+			('東京/会議', 'Meeting', 'page', 'tokyo', '', $1, 'file'),
+			('work/plan', 'Plan', 'work', 'plan', '', $1, 'file'),
+			('café-top', 'Top', 'page', 'top', '', $1, 'file'),
+			('café/put', 'Put', 'caf', 'put', '', $1, 'put')`, hash); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate.Up(ctx, conn, migrate.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := conn.Query(ctx, `SELECT slug FROM brain.pages
+		WHERE slug IN ('café/menu', '東京/会議', 'work/plan', 'café-top', 'café/put') AND content_hash <> $1 ORDER BY slug`, hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reset, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(reset, " ") != "café/menu 東京/会議" {
+		t.Errorf("pages the next import rewrites: %v; want café/menu and 東京/会議 only", reset)
+	}
+}

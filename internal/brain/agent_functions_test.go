@@ -229,14 +229,8 @@ func TestAgentLoginLearnsNothingOfBlockedPagesFromAnyFunction(t *testing.T) {
 			if !ok {
 				continue
 			}
-			// A score tells of a page only in a row about one (a row with
-			// an id column): a row of settings (brain.search_settings'
-			// bm25_k1) is about no page.
-			visibleRow, aboutSomething := false, false
+			visibleRow := false
 			for k, v := range obj {
-				if idKey.MatchString(k) {
-					aboutSomething = true
-				}
 				n, isNum := v.(float64)
 				if !isNum || !idKey.MatchString(k) {
 					continue
@@ -249,7 +243,7 @@ func TestAgentLoginLearnsNothingOfBlockedPagesFromAnyFunction(t *testing.T) {
 				}
 			}
 			for k, v := range obj {
-				if _, isNum := v.(float64); isNum && scoreKey.MatchString(k) && aboutSomething && !visibleRow {
+				if _, isNum := v.(float64); isNum && scoreKey.MatchString(k) && !visibleRow {
 					found = append(found, fmt.Sprintf("%s %v of no visible page", k, v))
 				}
 			}
@@ -259,6 +253,11 @@ func TestAgentLoginLearnsNothingOfBlockedPagesFromAnyFunction(t *testing.T) {
 
 	ownerFound := map[string]bool{}
 	for _, f := range fns {
+		if f.Name == "search_settings" {
+			// The tuning knobs ({"bm25_k1": 1.2, ...}), read from
+			// brain.config, which every role reads: about no page.
+			continue
+		}
 		sql := call(f)
 		if l := leaks(sql, run(agent, sql)); len(l) > 0 {
 			t.Errorf("as the agent login, %s tells of the blocked page: %v\n%s", f.Sig, l, sql)

@@ -99,7 +99,7 @@ func (b *Brain) ListPages(ctx context.Context, f ListFilter, fn func(PageSummary
 		SELECT source_id, slug, title, type, updated_at FROM brain.pages
 		WHERE ($1 = '' OR source_id = $1) AND ($2 = '' OR type = $2 OR type = $6)
 		  AND ($4 = '' OR (source_id, slug) > ($5, $4))
-		ORDER BY source_id, slug LIMIT $3`, f.Source, f.Type, limit, f.After.Slug, f.After.Source, markdown.NormalizeType(f.Type))
+		ORDER BY source_id, slug LIMIT $3`, f.Source, f.Type, limit, f.After.Slug, f.After.Source, markdown.TypeOf(f.Type))
 	if err != nil {
 		return fmt.Errorf("listing pages: %w", err)
 	}

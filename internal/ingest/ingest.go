@@ -165,7 +165,7 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 		return sum, err
 	}
 	if !opts.Nested {
-		if err := checkNesting(ctx, b, opts.Source, dir, root, walked.files); err != nil {
+		if err := checkNesting(ctx, b, opts.Source, dir, root); err != nil {
 			return sum, err
 		}
 	}

@@ -59,6 +59,7 @@ func TestImportTypesInEveryScript(t *testing.T) {
 		{"東京", "東京/会議"},
 		{"Réunion Hebdo", "typed"},
 		{"ΕΛΛΗΝΙΚΆ", "ελληνικά/σημειώσεις"},
+		{"???", ""}, // no letter: nothing, not every "page"
 	} {
 		var slugs []string
 		if err := b.ListPages(ctx, brain.ListFilter{Type: tt.filter}, func(p brain.PageSummary) error {
@@ -66,6 +67,12 @@ func TestImportTypesInEveryScript(t *testing.T) {
 			return nil
 		}); err != nil {
 			t.Fatalf("list --type %q: %v", tt.filter, err)
+		}
+		if tt.slug == "" {
+			if len(slugs) != 0 {
+				t.Errorf("list --type %q = %v, want nothing", tt.filter, slugs)
+			}
+			continue
 		}
 		if len(slugs) != 1 || slugs[0] != tt.slug {
 			t.Errorf("list --type %q = %v, want [%s]", tt.filter, slugs, tt.slug)

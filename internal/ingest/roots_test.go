@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,7 +48,7 @@ func TestImportRefusesNestedFolders(t *testing.T) {
 		{filepath.Join(notes, "work"), []string{"is inside " + notes, `"work/"`, "--nested", "--source NAME"}},
 		{filepath.Join(notes, "work", "deep"), []string{"is inside " + notes, `"work/deep/"`}},
 		{filepath.Join(notes, "Café", "Menu"), []string{"is inside " + notes, `"café/menu/"`}},
-		{top, []string{"holds " + notes, `"alice-notes/"`, "--nested"}},
+		{top, []string{"holds ", "alice-notes", `"alice-notes/"`, "--nested"}},
 	} {
 		_, err := ingest.ImportDir(ctx, b, tt.dir, ingest.Options{NoEmbed: true})
 		if err == nil {
@@ -89,13 +90,31 @@ func TestImportRefusesNestedFolders(t *testing.T) {
 	if _, err := ingest.ImportDir(ctx, b, filepath.Join(notes, "work"), ingest.Options{NoEmbed: true, Source: "work"}); err != nil {
 		t.Errorf("import into a source of its own: %v", err)
 	}
-	// No folder path in brain.sources.
+	// The folders are kept where the writer reads them and agents and
+	// readers do not.
+	var paths []string
+	if err := b.Pool.QueryRow(ctx, `SELECT array_agg(path ORDER BY path) FROM brain.import_folders WHERE source_id = 'default'`).Scan(&paths); err != nil {
+		t.Fatal(err)
+	}
+	realNotes, _ := filepath.EvalSymlinks(notes)
+	if !slices.Contains(paths, realNotes) || !slices.Contains(paths, filepath.Join(realNotes, "work")) {
+		t.Errorf("brain.import_folders of default = %v; want %s and its work folder", paths, realNotes)
+	}
 	var cfg string
 	if err := b.Pool.QueryRow(ctx, `SELECT string_agg(config::text, ' ') FROM brain.sources`).Scan(&cfg); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(cfg, "alice") || strings.Contains(cfg, top) || !strings.Contains(cfg, "import_roots") {
-		t.Errorf("brain.sources config = %s; want the folders recorded by id, without their paths", cfg)
+	if strings.Contains(cfg, "alice") {
+		t.Errorf("brain.sources config = %s; want no folder path where agents read", cfg)
+	}
+	var agent, reader, writer bool
+	if err := b.Pool.QueryRow(ctx, `SELECT has_table_privilege('pgbrain_agent', 'brain.import_folders', 'SELECT'),
+		has_table_privilege('pgbrain_reader', 'brain.import_folders', 'SELECT'),
+		has_table_privilege('pgbrain_writer', 'brain.import_folders', 'INSERT')`).Scan(&agent, &reader, &writer); err != nil {
+		t.Fatal(err)
+	}
+	if agent || reader || !writer {
+		t.Errorf("brain.import_folders: agent reads %v, reader reads %v, writer inserts %v; want only the writer", agent, reader, writer)
 	}
 }
 

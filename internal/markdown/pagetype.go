@@ -23,6 +23,16 @@ const MaxTypeLen = 64
 // MCP list_pages) normalise what they are given the same way, so
 // "Meeting Notes" finds "meeting-notes".
 func NormalizeType(t string) string {
+	if out := TypeOf(t); out != "" {
+		return out
+	}
+	return "page"
+}
+
+// TypeOf is NormalizeType without its fallback: "" when t holds no letter,
+// digit or symbol ("???"), so a filter by such a type matches nothing
+// instead of every "page".
+func TypeOf(t string) string {
 	if !utf8.ValidString(t) {
 		t = strings.ToValidUTF8(t, "-")
 	}
@@ -52,11 +62,9 @@ func NormalizeType(t string) string {
 			}
 		}
 	}
-	out := strings.TrimRight(sb.String(), "-_")
-	if out == "" {
-		return "page"
-	}
-	return out
+	// Dropping a format character can leave a letter and its combining
+	// mark apart ("e\u200d\u0301"): compose again.
+	return strings.TrimRight(norm.NFC.String(sb.String()), "-_")
 }
 
 // typeRune reports whether r may stand in a type. The ranges left out are

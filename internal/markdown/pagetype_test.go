@@ -26,6 +26,7 @@ func TestNormalizeType(t *testing.T) {
 		{"  --Leading and trailing--  ", "leading-and-trailing"},
 		{"_private", "private"},
 		{"a\u200db", "ab"},         // a zero-width joiner is dropped
+		{"e\u200d\u0301", "é"},     // and the mark composes with its letter
 		{"a\u00a0b", "a-b"},        // a no-break space separates
 		{"\u0301accent", "accent"}, // a type does not start with a mark
 		{"!!!", "page"},
@@ -51,7 +52,7 @@ func TestNormalizeType(t *testing.T) {
 // frontmatter or folder name holds, the type is one brain.pages accepts,
 // and normalising it again changes nothing.
 func FuzzNormalizeType(f *testing.F) {
-	for _, s := range []string{"Meeting Notes", "東京", "Cafe\u0301", "📚 Reading", "\u0301", "\xff", "a\u2028b", "ǅ"} {
+	for _, s := range []string{"Meeting Notes", "東京", "Cafe\u0301", "📚 Reading", "\u0301", "\xff", "a\u2028b", "ǅ", "e\u200d\u0301"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {

@@ -395,6 +395,9 @@ func TestSearchSettingRanges(t *testing.T) {
 		{"keyword_weight", "0", false},
 		{"title_weight", "-2", true},
 		{"timeline_weight", "-1", true},
+		{"title_depth", "-1e10", false}, // counts are clamped, not refused
+		{"title_names", "-1e10", false},
+		{"keyword_candidates_max", "-1e10", false},
 	} {
 		setSetting(t, db, tt.name, tt.value)
 		_, err := db.Exec(ctx(t), `SELECT count(*) FROM brain.search('kestrel marmot', embed => false)`)
