@@ -119,10 +119,12 @@ BEGIN
 	END IF;
 	FOR tok IN
 		-- (cjk_bigrams only for CJK text: an SQL function with a subquery,
-		-- it is planned again on every execution of this statement)
+		-- it is planned again on every execution of this statement; curly
+		-- quotes are quotes, and Greek final sigma is σ, as for pages in
+		-- brain.text_tsvector)
 		SELECT m[1] FROM regexp_matches(translate(
 			CASE WHEN q ~ '[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]' THEN brain.cjk_bigrams(q) ELSE q END,
-			'“”„«»', '"""""'), '("[^"]*"?|[^\s"]+)', 'g') AS m
+			'“”„«»ς', '"""""σ'), '("[^"]*"?|[^\s"]+)', 'g') AS m
 	LOOP
 		IF left(tok, 1) = '"' THEN
 			-- Checked first: phraseto_tsquery of stop words alone raises a NOTICE.

@@ -10,8 +10,9 @@
 -- such a run is found by the bigrams it consists of; other text is returned
 -- unchanged. text_tsvector parses with brain.english_unaccent: the english
 -- configuration whose non-ASCII words are first folded by unaccent, so
--- "café" is indexed as "cafe" and "Straße" as "strass"; ASCII words are
--- parsed exactly as by 'english'. Page chunks (brain.chunk_tsv), query
+-- "café" is indexed as "cafe" and "Straße" as "strass", and Greek final
+-- sigma (ς) as σ, as lower() makes every Σ; ASCII words are parsed exactly
+-- as by 'english'. Page chunks (brain.chunk_tsv), query
 -- embeddings (brain.embed_local) and query parsing (brain.parse_query) all go
 -- through these two functions, so a query's lexemes are the page's lexemes.
 CREATE OR REPLACE FUNCTION brain.cjk_bigrams(t text) RETURNS text
@@ -35,7 +36,9 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
 	-- cjk_bigrams holds a subquery, so it is never inlined and costs a call
 	-- with its own plan; text without CJK characters (most) skips it.
+	-- Greek final sigma is sigma (migration 023): lower() turns Σ into σ
+	-- whatever its place, so "ΣΟΦΟΣ" and "σοφός" are one word.
 	SELECT to_tsvector('brain.english_unaccent'::regconfig,
-		CASE WHEN t ~ '[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]' THEN brain.cjk_bigrams(t)
-		     ELSE coalesce(t, '') END);
+		translate(CASE WHEN t ~ '[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]' THEN brain.cjk_bigrams(t)
+		     ELSE coalesce(t, '') END, 'ς', 'σ'));
 END;

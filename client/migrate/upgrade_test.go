@@ -470,3 +470,67 @@ func TestUpgradeTo22RetypesNonASCIIFolders(t *testing.T) {
 		t.Errorf("pages the next import rewrites: %v; want café/menu and 東京/会議 only", reset)
 	}
 }
+
+// Migration 023 indexes again the chunks that hold a Greek final sigma, so
+// "σοφός" stored before it is found as "ΣΟΦΟΣ" after it.
+func TestUpgradeTo23IndexesFinalSigma(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	released, err := testdb.ReleasedSchemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var at22 *testdb.Released
+	for i := range released {
+		if released[i].Version == 22 {
+			at22 = &released[i]
+		}
+	}
+	if at22 == nil {
+		t.Fatal("testdb/schema holds no version 22")
+	}
+	url := testdb.EmptyDatabase(t)
+	if err := testdb.Restore(ctx, url, at22.SQL); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `
+		WITH p AS (INSERT INTO brain.pages (slug, title, type, body, timeline, content_hash)
+			VALUES ('el/sofos', 'Σημείωση', 'el', 'Ο σοφός γέρος', '', repeat('cd', 32)) RETURNING id)
+		INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text) SELECT id, 0, 'compiled_truth', 'Ο σοφός γέρος' FROM p`); err != nil {
+		t.Fatal(err)
+	}
+	found := func() bool {
+		var n int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM brain.chunks WHERE tsv @@ brain.words_tsquery('ΣΟΦΟΣ')`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n == 1
+	}
+	if found() {
+		t.Fatal("before migration 023 a capital ΣΟΦΟΣ already finds σοφός: the test shows nothing")
+	}
+	if err := migrate.Up(ctx, conn, migrate.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !found() {
+		t.Error("after migration 023 the query ΣΟΦΟΣ does not find the chunk holding σοφός")
+	}
+	// Its tsvector, doc_len and vector are today's, and the statistics
+	// follow (checkUpgradedRows, on the dump's own three pages).
+	var stale int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM brain.chunks c JOIN brain.pages p ON p.id = c.page_id
+		WHERE c.tsv IS DISTINCT FROM brain.chunk_tsv(p.title, c.text, c.chunk_source)
+		   OR c.doc_len IS DISTINCT FROM brain.tsv_length(c.tsv)
+		   OR c.embedding IS DISTINCT FROM brain.embed_tsvector(c.tsv)`).Scan(&stale); err != nil || stale != 0 {
+		t.Errorf("after migration 023: %d chunks not as today's functions make them (%v)", stale, err)
+	}
+	if _, err := conn.Exec(ctx, `DELETE FROM brain.pages WHERE slug = 'el/sofos'`); err != nil {
+		t.Fatal(err)
+	}
+	checkUpgradedRows(t, conn, 22)
+}

@@ -152,6 +152,8 @@ func TestEveryScriptIsFound(t *testing.T) {
 		{slug: "de/street", title: "Adresse", chunks: []chunk{{ct, "Die Straße heißt Hauptstraße", "[0,0,1,0,0,0,0,0]"}}},
 		{slug: "el/greek", title: "Σημειώσεις", chunks: []chunk{{ct, "Η συνάντηση είναι στην Αθήνα", "[0,0,0,1,0,0,0,0]"}}},
 		{slug: "en/other", title: "Other", chunks: []chunk{{ct, "an unrelated page about gardening", "[0,0,0,0,1,0,0,0]"}}},
+		{slug: "el/heading", title: "ΣΟΦΟΣ ΓΕΡΟΣ", chunks: []chunk{{ct, "Μια ιστορία για τη θάλασσα", "[0,0,0,0,0,1,0,0]"}}},
+		{slug: "el/text", title: "Κείμενο", chunks: []chunk{{ct, "Ο λόγος του ψαρά στο λιμάνι", "[0,0,0,0,0,0,1,0]"}}},
 	})
 	tests := []struct{ q, want string }{
 		{"東京", "ja/meeting"},
@@ -166,6 +168,11 @@ func TestEveryScriptIsFound(t *testing.T) {
 		{"Strasse", "de/street"},
 		{"Straße", "de/street"},
 		{"Αθήνα", "el/greek"},
+		// Final sigma: a capital Σ lowers to σ, so ς is read as σ.
+		{"σοφός", "el/heading"},
+		{"σοφος γέρος", "el/heading"},
+		{"ΛΟΓΟΣ", "el/text"},
+		{"λόγος", "el/text"},
 	}
 	for _, tc := range tests {
 		for name, call := range map[string]func() (*Response, error){
