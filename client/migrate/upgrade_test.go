@@ -422,28 +422,7 @@ func TestEveryFunctionPinsSearchPath(t *testing.T) {
 func TestUpgradeTo22RetypesNonASCIIFolders(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	released, err := testdb.ReleasedSchemas()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var at21 *testdb.Released
-	for i := range released {
-		if released[i].Version == 21 {
-			at21 = &released[i]
-		}
-	}
-	if at21 == nil {
-		t.Fatal("testdb/schema holds no version 21")
-	}
-	url := testdb.EmptyDatabase(t)
-	if err := testdb.Restore(ctx, url, at21.SQL); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := restoreReleased(t, 21)
 	hash := strings.Repeat("ab", 32)
 	if _, err := conn.Exec(ctx, `
 		INSERT INTO brain.pages (slug, title, type, body, timeline, content_hash, origin) VALUES
@@ -476,28 +455,7 @@ func TestUpgradeTo22RetypesNonASCIIFolders(t *testing.T) {
 func TestUpgradeTo23IndexesFinalSigma(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	released, err := testdb.ReleasedSchemas()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var at22 *testdb.Released
-	for i := range released {
-		if released[i].Version == 22 {
-			at22 = &released[i]
-		}
-	}
-	if at22 == nil {
-		t.Fatal("testdb/schema holds no version 22")
-	}
-	url := testdb.EmptyDatabase(t)
-	if err := testdb.Restore(ctx, url, at22.SQL); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := restoreReleased(t, 22)
 	if _, err := conn.Exec(ctx, `
 		WITH p AS (INSERT INTO brain.pages (slug, title, type, body, timeline, content_hash)
 			VALUES ('el/sofos', 'Σημείωση', 'el', 'Ο σοφός γέρος', '', repeat('cd', 32)) RETURNING id)
