@@ -7,9 +7,10 @@
 --   letters ("σοφός") were two lexemes, "σοφοσ" and "σοφος", and neither
 --   found the other.
 -- * Every chunk whose text or page title holds a ς is indexed again (its
---   tsvector, doc_len, local embedding and the BM25 statistics follow, by
+--   tsvector, doc_len, 'local' embedding and the BM25 statistics follow, by
 --   the chunk triggers), so stored chunks agree with the new definition;
---   other chunks are not written. This reads the text of every chunk once.
+--   other chunks are not written. A vector from another embedder is kept
+--   (the text is the same). This reads the text of every chunk once.
 
 CREATE OR REPLACE FUNCTION brain.text_tsvector(t text) RETURNS tsvector
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -23,8 +24,26 @@ BEGIN ATOMIC
 		     ELSE coalesce(t, '') END, 'ς', 'σ'));
 END;
 
-UPDATE brain.chunks c SET text = c.text
-FROM brain.pages p
-WHERE p.id = c.page_id AND (strpos(c.text, 'ς') > 0 OR strpos(p.title, 'ς') > 0);
+-- A brain whose vectors come from outside (embedder other than 'local')
+-- keeps them: the text did not change, only how it is read, so they are
+-- put back after the chunk trigger marked them stale (NULL). One DO block,
+-- so the copy never outlives the statement, in a transaction or not.
+DO $do$
+BEGIN
+	CREATE TEMPORARY TABLE sigma_vectors AS
+	SELECT c.id, c.embedding FROM brain.chunks c JOIN brain.pages p ON p.id = c.page_id
+	WHERE (strpos(c.text, 'ς') > 0 OR strpos(p.title, 'ς') > 0)
+	  AND c.embedding IS NOT NULL AND brain.embedder() <> 'local';
+
+	UPDATE brain.chunks c SET text = c.text
+	FROM brain.pages p
+	WHERE p.id = c.page_id AND (strpos(c.text, 'ς') > 0 OR strpos(p.title, 'ς') > 0);
+
+	UPDATE brain.chunks c SET embedding = v.embedding
+	FROM sigma_vectors v WHERE v.id = c.id;
+
+	DROP TABLE sigma_vectors;
+END
+$do$;
 
 UPDATE brain.config SET value = '23' WHERE key = 'schema_version';

@@ -4039,8 +4039,8 @@ ALTER TABLE ONLY brain.pages ALTER COLUMN id SET DEFAULT nextval('brain.pages_id
 -- Data for Name: audit_log; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.audit_log VALUES (1, '2026-11-25 16:17:32.680199+00', 's-1', '', 'query', 'success', NULL, '{}', 'search', 'a036edbe74eadd8b170718c92f505b9fdf1d1f6b45f9a5daa26395cc39359e30', 1, '\x0000000000000000000000000000000000000000000000000000000000000000', '\x781ed26832620766ec84686bc47e6af0e257005a1ffdafae2f83194c793f76a3');
-INSERT INTO brain.audit_log VALUES (2, '2026-11-25 16:17:32.682098+00', 's-1', '', 'get_page', 'refused', 'pii_blocked', '{credential}', 'read', '4966388653f18705c65234b96bb1ecc7bca43d2f476e57484b966f6d614da567', 1, '\x781ed26832620766ec84686bc47e6af0e257005a1ffdafae2f83194c793f76a3', '\xa44bf36b2cffcd0cc901fda7e90cfc1e226e241fb55fc3738154ae815bada098');
+INSERT INTO brain.audit_log VALUES (1, '2026-11-25 16:25:49.225951+00', 's-1', '', 'query', 'success', NULL, '{}', 'search', 'a036edbe74eadd8b170718c92f505b9fdf1d1f6b45f9a5daa26395cc39359e30', 1, '\x0000000000000000000000000000000000000000000000000000000000000000', '\xbb996af885324346f263860f08a6ffc431fbc04155778dd669baea0858f4b85b');
+INSERT INTO brain.audit_log VALUES (2, '2026-11-25 16:25:49.227458+00', 's-1', '', 'get_page', 'refused', 'pii_blocked', '{credential}', 'read', '4966388653f18705c65234b96bb1ecc7bca43d2f476e57484b966f6d614da567', 1, '\xbb996af885324346f263860f08a6ffc431fbc04155778dd669baea0858f4b85b', '\x470b968006afaeb938e4ba7e67e19c345349f9ba06cfa67038437c42236040bb');
 
 
 --
@@ -4057,11 +4057,11 @@ INSERT INTO brain.chunks VALUES (4, 2, 1, 'timeline', '2024-03-01: new wicks', '
 -- Data for Name: config; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.config VALUES ('embedding_dim', '256', '2026-11-25 16:17:32.448916+00');
-INSERT INTO brain.config VALUES ('embedder', 'local', '2026-11-25 16:17:32.448916+00');
-INSERT INTO brain.config VALUES ('embed_model', 'hash-tsv-v1', '2026-11-25 16:17:32.448916+00');
-INSERT INTO brain.config VALUES ('schema_version', '23', '2026-11-25 16:17:32.448916+00');
-INSERT INTO brain.config VALUES ('functions_checksum', '65ed08626f2881b7bc1024ecdc4bf0fddd95f2b2f56e922f4fdb4f67645b4af1:d0b65b07bb463e25934553745f3c17d2c4c6f2add8b08368ab26b593ddecf879', '2026-11-25 16:17:32.649434+00');
+INSERT INTO brain.config VALUES ('embedding_dim', '256', '2026-11-25 16:25:49.070966+00');
+INSERT INTO brain.config VALUES ('embedder', 'local', '2026-11-25 16:25:49.070966+00');
+INSERT INTO brain.config VALUES ('embed_model', 'hash-tsv-v1', '2026-11-25 16:25:49.070966+00');
+INSERT INTO brain.config VALUES ('schema_version', '23', '2026-11-25 16:25:49.070966+00');
+INSERT INTO brain.config VALUES ('functions_checksum', '65ed08626f2881b7bc1024ecdc4bf0fddd95f2b2f56e922f4fdb4f67645b4af1:d0b65b07bb463e25934553745f3c17d2c4c6f2add8b08368ab26b593ddecf879', '2026-11-25 16:25:49.195714+00');
 
 
 --
@@ -4081,14 +4081,14 @@ INSERT INTO brain.corpus_stats VALUES (true, 4, 26);
 -- Data for Name: eval_candidates; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.eval_candidates VALUES (1, 'query', 'who keeps the lanterns', '{people/alice-smith}', '{}', '{}', NULL, NULL, NULL, true, false, 4.200, false, NULL, NULL, '2026-11-25 16:17:32.679237+00');
+INSERT INTO brain.eval_candidates VALUES (1, 'query', 'who keeps the lanterns', '{people/alice-smith}', '{}', '{}', NULL, NULL, NULL, true, false, 4.200, false, NULL, NULL, '2026-11-25 16:25:49.225302+00');
 
 
 --
 -- Data for Name: eval_capture_failures; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-25 16:17:32.669921+00', '2026-11-25 16:17:32.669921+00', 'search', 'db_down', NULL, 'connection refused', NULL);
+INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-25 16:25:49.217489+00', '2026-11-25 16:25:49.217489+00', 'search', 'db_down', NULL, 'connection refused', NULL);
 
 
 --
@@ -4143,17 +4143,17 @@ INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-25 16:17:32.669921+0
 -- Data for Name: page_pii; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.page_pii VALUES (1, '{contact}', DEFAULT, 'heuristic', '2026-11-25 16:17:32.669921+00', false, true);
-INSERT INTO brain.page_pii VALUES (3, '{contact}', DEFAULT, 'heuristic', '2026-11-25 16:17:32.669921+00', false, true);
+INSERT INTO brain.page_pii VALUES (1, '{contact}', DEFAULT, 'heuristic', '2026-11-25 16:25:49.217489+00', false, true);
+INSERT INTO brain.page_pii VALUES (3, '{contact}', DEFAULT, 'heuristic', '2026-11-25 16:25:49.217489+00', false, true);
 
 
 --
 -- Data for Name: pages; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.pages VALUES (1, 'default', 'people/alice-smith', 'Alice Smith', 'page', 'Alice keeps the harbour lanterns lit.', '', '{}', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '2026-11-25 16:17:32.669921+00', '2026-11-25 16:17:32.669921+00', 'put');
-INSERT INTO brain.pages VALUES (2, 'default', 'projects/lantern', 'Lantern project', 'page', 'Brass lanterns, rebuilt every spring.', '2024-03-01: new wicks', '{}', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '2026-11-25 16:17:32.669921+00', '2026-11-25 16:17:32.669921+00', 'put');
-INSERT INTO brain.pages VALUES (3, 'notes', 'people/alice-smith', 'Alice (notes)', 'page', 'Call Alice about the wicks.', '', '{}', 'cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc', '2026-11-25 16:17:32.669921+00', '2026-11-25 16:17:32.669921+00', 'put');
+INSERT INTO brain.pages VALUES (1, 'default', 'people/alice-smith', 'Alice Smith', 'page', 'Alice keeps the harbour lanterns lit.', '', '{}', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '2026-11-25 16:25:49.217489+00', '2026-11-25 16:25:49.217489+00', 'put');
+INSERT INTO brain.pages VALUES (2, 'default', 'projects/lantern', 'Lantern project', 'page', 'Brass lanterns, rebuilt every spring.', '2024-03-01: new wicks', '{}', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '2026-11-25 16:25:49.217489+00', '2026-11-25 16:25:49.217489+00', 'put');
+INSERT INTO brain.pages VALUES (3, 'notes', 'people/alice-smith', 'Alice (notes)', 'page', 'Call Alice about the wicks.', '', '{}', 'cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc', '2026-11-25 16:25:49.217489+00', '2026-11-25 16:25:49.217489+00', 'put');
 
 
 --
@@ -4179,8 +4179,8 @@ INSERT INTO brain.source_boosts VALUES ('people/', 1.5);
 -- Data for Name: sources; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.sources VALUES ('default', 'Default source', '2026-11-25 16:17:32.448916+00', '{}');
-INSERT INTO brain.sources VALUES ('notes', 'Notes', '2026-11-25 16:17:32.669921+00', '{}');
+INSERT INTO brain.sources VALUES ('default', 'Default source', '2026-11-25 16:25:49.070966+00', '{}');
+INSERT INTO brain.sources VALUES ('notes', 'Notes', '2026-11-25 16:25:49.217489+00', '{}');
 
 
 --
