@@ -140,9 +140,13 @@ BEGIN
 	ELSE
 		parser := (brain.parse_query(q)).info;
 	END IF;
-	-- Highlight any of the query's words.
-	SELECT string_agg(brain.lexeme_tsquery(t)::text, ' | ')::tsquery INTO hq
-	FROM jsonb_array_elements_text(parser -> 'terms') t;
+	-- Highlight any of the query's words. ts_headline reads the chunk as
+	-- written, where a Greek word ends in ς (brain.text_tsvector reads σ):
+	-- such a term is looked for in both spellings.
+	SELECT string_agg(brain.lexeme_tsquery(x.t)::text, ' | ')::tsquery INTO hq
+	FROM (SELECT t FROM jsonb_array_elements_text(parser -> 'terms') t
+	      UNION ALL
+	      SELECT regexp_replace(t, 'σ$', 'ς') FROM jsonb_array_elements_text(parser -> 'terms') t WHERE t ~ 'σ$') AS x (t);
 
 	-- The vector arm is enabled when it has a weight and a query vector;
 	-- it runs unless the keyword arm already filled the list on a brain

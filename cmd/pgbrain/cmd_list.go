@@ -65,7 +65,11 @@ func listCommand() *cli.Command {
 					if inUse == "" {
 						inUse = "none (no page)"
 					}
-					fmt.Fprintf(c.App.ErrWriter, "pgbrain: note: no page has the type %q; the types in use: %s\n", markdown.NormalizeType(f.Type), inUse)
+					if typ := markdown.TypeOf(f.Type); typ == "" {
+						fmt.Fprintf(c.App.ErrWriter, "pgbrain: note: the type %q holds no letter or digit, so no page has it; the types in use: %s\n", f.Type, inUse)
+					} else {
+						fmt.Fprintf(c.App.ErrWriter, "pgbrain: note: no page has the type %q; the types in use: %s\n", typ, inUse)
+					}
 				}
 				return nil
 			})

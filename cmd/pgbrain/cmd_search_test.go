@@ -334,4 +334,8 @@ func TestListTypeNote(t *testing.T) {
 	if code != 0 || strings.Count(out, "\n") != 1 || !strings.Contains(errOut, `no page has the type "no-such-type"; the types in use: `) || !strings.Contains(errOut, p.Type) {
 		t.Errorf("list --type No Such Type: exit %d, stdout %q, stderr %q; want the header and the note", code, out, errOut)
 	}
+	out, errOut, code = pgbrain(t, b.url, "", "list", "--type", "???")
+	if code != 0 || strings.Count(out, "\n") != 1 || !strings.Contains(errOut, `the type "???" holds no letter or digit`) {
+		t.Errorf("list --type ???: exit %d, stdout %q, stderr %q; want the header and the note", code, out, errOut)
+	}
 }

@@ -7,8 +7,10 @@ package ingest
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -141,6 +143,22 @@ func (o *Options) defaults() {
 func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (sum Summary, err error) {
 	opts.defaults()
 	start := time.Now()
+	// A folder nested in one this source was imported from is refused
+	// before its walk (importing ~ or / by mistake reads nothing first).
+	root, err := importRoot(dir)
+	if err != nil {
+		return sum, err
+	}
+	if st, serr := os.Stat(dir); serr == nil && st.IsDir() {
+		if err := checkSource(ctx, b, opts.Source); err != nil {
+			return sum, err
+		}
+		if !opts.Nested {
+			if err := checkNesting(ctx, b, opts.Source, dir, root); err != nil {
+				return sum, err
+			}
+		}
+	}
 	walked, err := walkDir(dir)
 	if err != nil {
 		return sum, err
@@ -160,23 +178,17 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 	if err := checkSource(ctx, b, opts.Source); err != nil {
 		return sum, err
 	}
-	root, err := importRoot(dir)
-	if err != nil {
-		return sum, err
-	}
-	if !opts.Nested {
-		if err := checkNesting(ctx, b, opts.Source, dir, root); err != nil {
-			return sum, err
-		}
-	}
 	others, err := otherRoots(ctx, b, opts.Source, root)
 	if err != nil {
 		return sum, err
 	}
 	// Recorded before any write, so an import that fails half way still
-	// guards its folder.
-	if err := recordRoot(ctx, b, opts.Source, root); err != nil {
-		return sum, err
+	// guards its folder; a folder without a markdown file is no folder of
+	// the source's pages.
+	if len(walked.files) > 0 {
+		if err := recordRoot(ctx, b, opts.Source, root); err != nil {
+			return sum, err
+		}
 	}
 	known, err := knownHashes(ctx, b, opts.Source)
 	if err != nil {
@@ -405,13 +417,33 @@ func knownHashes(ctx context.Context, b *brain.Brain, source string) (map[string
 	return out, rows.Err()
 }
 
+// namedFolders names up to three folders: "/a, /b and 2 more".
+func namedFolders(folders []string) string {
+	if len(folders) == 1 {
+		return folders[0]
+	}
+	shown := folders[:min(len(folders), 3)]
+	if len(folders) > 3 {
+		return strings.Join(shown, ", ") + fmt.Sprintf(" and %d more", len(folders)-3)
+	}
+	return strings.Join(shown[:len(shown)-1], ", ") + " and " + shown[len(shown)-1]
+}
+
+// plural is "1 page" or "3 pages".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // prune deletes the source's imported pages (origin 'file') whose slugs are
 // not in keep, unless that is more than half of them and force is not set:
 // then it deletes nothing and says why. Pages written by put are never
-// pruned, and do not count towards the half.
-// others is how many other folders the source was imported from (their
-// pages have no file in dir either).
-func prune(ctx context.Context, b *brain.Brain, source string, keep []string, force bool, others int, dir string) (deleted []string, refused string, err error) {
+// pruned, and do not count towards the half. Nor, without force, does it
+// prune a source also imported from other folders (others, still there):
+// their pages have no file in dir either.
+func prune(ctx context.Context, b *brain.Brain, source string, keep []string, force bool, others []string, dir string) (deleted []string, refused string, err error) {
 	err = pgx.BeginFunc(ctx, b.Pool, func(tx pgx.Tx) error {
 		var gone, total int
 		if err := tx.QueryRow(ctx, `
@@ -422,12 +454,16 @@ func prune(ctx context.Context, b *brain.Brain, source string, keep []string, fo
 		if gone == 0 {
 			return nil
 		}
+		also := ""
+		if len(others) > 0 {
+			also = fmt.Sprintf(", and the source was also imported from %s, whose pages are among them", namedFolders(others))
+		}
 		if 2*gone > total && !force {
-			refused = fmt.Sprintf("pruning would delete %d of the %d imported pages of source %q, more than half, so nothing was pruned: check the directory, or pass --force to prune anyway", gone, total, source)
+			refused = fmt.Sprintf("pruning would delete %d of the %d imported pages of source %q, more than half%s, so nothing was pruned: check the directory, or pass --force to prune anyway", gone, total, source, also)
 			return nil
 		}
-		if others > 0 && !force {
-			refused = fmt.Sprintf("source %q was also imported from %d other folder(s), and pruning would delete %d pages, theirs too, so nothing was pruned: import each folder into a source of its own (pgbrain sources add NAME, then pgbrain import --source NAME DIR), or pass --force to prune every page of the source that is not in %s", source, others, gone, dir)
+		if len(others) > 0 && !force {
+			refused = fmt.Sprintf("pruning would delete %s of source %q%s, so nothing was pruned: to keep them, import each folder into a source of its own (pgbrain sources add NAME, then pgbrain import --source NAME DIR); if they are gone or moved here, pass --force to prune every page of the source that is not in %s", plural(gone, "page"), source, also, dir)
 			return nil
 		}
 		rows, err := tx.Query(ctx, `DELETE FROM brain.pages WHERE source_id = $1 AND origin = 'file' AND NOT (slug = ANY ($2)) RETURNING slug`, source, keep)

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -24,6 +26,46 @@ func importRoot(dir string) (string, error) {
 		abs = real
 	}
 	return filepath.Clean(abs), nil
+}
+
+// storedPath is how a folder path is stored in brain.import_folders (a
+// text column): bytes that are not UTF-8 (a folder named in Latin-1) and
+// '%' itself as %XX, so every path has one stored form and two different
+// paths never share one.
+func storedPath(p string) string {
+	if utf8.ValidString(p) && !strings.Contains(p, "%") {
+		return p
+	}
+	var sb strings.Builder
+	for i := 0; i < len(p); {
+		r, size := utf8.DecodeRuneInString(p[i:])
+		if (r == utf8.RuneError && size == 1) || r == '%' {
+			fmt.Fprintf(&sb, "%%%02X", p[i])
+		} else {
+			sb.WriteString(p[i : i+size])
+		}
+		i += size
+	}
+	return sb.String()
+}
+
+// rawPath undoes storedPath.
+func rawPath(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var sb strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+				sb.WriteByte(byte(v))
+				i += 2
+				continue
+			}
+		}
+		sb.WriteByte(s[i])
+	}
+	return sb.String()
 }
 
 // within returns path relative to dir when path lies strictly inside dir.
@@ -61,9 +103,17 @@ func sourceRoots(ctx context.Context, b *brain.Brain, source string) ([]string, 
 	if err != nil {
 		return nil, false, fmt.Errorf("reading the folders source %q was imported from: %w", source, err)
 	}
-	roots, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	stored, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
 		return nil, false, fmt.Errorf("reading the folders source %q was imported from: %w", source, err)
+	}
+	// A folder no longer there (moved, renamed, deleted) says nothing about
+	// this import: it can be neither nested nor pruned against.
+	var roots []string
+	for _, r := range stored {
+		if st, err := os.Stat(rawPath(r)); err == nil && st.IsDir() {
+			roots = append(roots, rawPath(r))
+		}
 	}
 	return roots, true, nil
 }
@@ -71,8 +121,8 @@ func sourceRoots(ctx context.Context, b *brain.Brain, source string) ([]string, 
 // checkNesting refuses an import of a folder nested inside, or holding, a
 // folder the source was imported from: slugs are paths relative to the
 // folder imported, so every file there would be stored a second time under
-// a new slug ("notes/x" beside "x"). A recorded folder that the walk of a
-// holding folder would leave out (a hidden one) does not count.
+// a new slug ("notes/x" beside "x"). A folder that the walk of the other
+// leaves out (a hidden one) does not count either way.
 func checkNesting(ctx context.Context, b *brain.Brain, source, dir, root string) error {
 	roots, _, err := sourceRoots(ctx, b, source)
 	if err != nil {
@@ -84,7 +134,7 @@ func checkNesting(ctx context.Context, b *brain.Brain, source, dir, root string)
 		}
 	}
 	for _, r := range roots {
-		if rel, ok := within(root, r); ok {
+		if rel, ok := within(root, r); ok && !hidden(rel) {
 			return fmt.Errorf("import directory %s is inside %s, which source %q was imported from: its files are pages under %q there, and importing the folder alone would store them again under new slugs. "+
 				"Import %s to update them, or give this folder a source of its own (pgbrain sources add NAME, then pgbrain import --source NAME %s), or pass --nested to import it into %q anyway",
 				dir, r, source, slugPrefix(rel), r, dir, source)
@@ -108,25 +158,33 @@ func slugPrefix(rel string) string {
 	return strings.TrimSuffix(slug, "x")
 }
 
-// otherRoots counts the folders other than root that source was imported
-// from, while it holds imported pages: --prune would delete their pages.
-func otherRoots(ctx context.Context, b *brain.Brain, source, root string) (int, error) {
+// otherRoots lists the folders other than root that source was imported
+// from (and that are still there), while it holds imported pages: --prune
+// would delete their pages.
+func otherRoots(ctx context.Context, b *brain.Brain, source, root string) ([]string, error) {
 	roots, _, err := sourceRoots(ctx, b, source)
-	n := 0
+	var others []string
 	for _, r := range roots {
 		if r != root {
-			n++
+			others = append(others, r)
 		}
 	}
-	return n, err
+	return others, err
 }
 
 // recordRoot remembers that source was imported from root (one statement,
 // so imports running at once each keep their folder).
 func recordRoot(ctx context.Context, b *brain.Brain, source, root string) error {
+	// A source with no imported page left forgets where its pages came
+	// from, so leftovers of it do not count against the next folder.
+	if _, err := b.Pool.Exec(ctx, `
+		DELETE FROM brain.import_folders f WHERE f.source_id = $1 AND f.path <> $2
+		  AND NOT EXISTS (SELECT 1 FROM brain.pages p WHERE p.source_id = $1 AND p.origin = 'file')`, source, storedPath(root)); err != nil {
+		return fmt.Errorf("forgetting the folders of source %q: %w", source, err)
+	}
 	if _, err := b.Pool.Exec(ctx, `
 		INSERT INTO brain.import_folders (source_id, path) VALUES ($1, $2)
-		ON CONFLICT (source_id, path) DO UPDATE SET imported_at = now()`, source, root); err != nil {
+		ON CONFLICT (source_id, path) DO UPDATE SET imported_at = now()`, source, storedPath(root)); err != nil {
 		return fmt.Errorf("recording the folder source %q was imported from: %w", source, err)
 	}
 	return nil
@@ -135,7 +193,7 @@ func recordRoot(ctx context.Context, b *brain.Brain, source, root string) error 
 // forgetOtherRoots leaves root the only folder source was imported from:
 // after a prune, no page of the others is left.
 func forgetOtherRoots(ctx context.Context, b *brain.Brain, source, root string) error {
-	if _, err := b.Pool.Exec(ctx, `DELETE FROM brain.import_folders WHERE source_id = $1 AND path <> $2`, source, root); err != nil {
+	if _, err := b.Pool.Exec(ctx, `DELETE FROM brain.import_folders WHERE source_id = $1 AND path <> $2`, source, storedPath(root)); err != nil {
 		return fmt.Errorf("recording that source %q now mirrors one folder: %w", source, err)
 	}
 	return nil

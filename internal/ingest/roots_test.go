@@ -70,13 +70,15 @@ func TestImportRefusesNestedFolders(t *testing.T) {
 	if err := os.Symlink(notes, link); err != nil {
 		t.Fatal(err)
 	}
-	for _, dir := range []string{notes, notes + "/", link, filepath.Join(top, "other")} {
+	archive := filepath.Join(notes, ".archive") // left out by the walk of notes
+	writeFiles(t, archive, map[string]string{"old.md": "# Old\n\nold\n"})
+	for _, dir := range []string{notes, notes + "/", link, filepath.Join(top, "other"), archive, notes} {
 		if _, err := ingest.ImportDir(ctx, b, dir, ingest.Options{NoEmbed: true}); err != nil {
 			t.Errorf("import %s: %v", dir, err)
 		}
 	}
-	if n := count(); n != 5 {
-		t.Fatalf("the brain holds %d pages, want 5 (four notes and other's d)", n)
+	if n := count(); n != 6 {
+		t.Fatalf("the brain holds %d pages, want 6 (four notes, other's d and the archive's old)", n)
 	}
 	// --nested stores the subfolder's files again, under the slugs it gives.
 	sum, err := ingest.ImportDir(ctx, b, filepath.Join(notes, "work"), ingest.Options{NoEmbed: true, Nested: true})
@@ -110,11 +112,14 @@ func TestImportRefusesNestedFolders(t *testing.T) {
 	var agent, reader, writer bool
 	if err := b.Pool.QueryRow(ctx, `SELECT has_table_privilege('pgbrain_agent', 'brain.import_folders', 'SELECT'),
 		has_table_privilege('pgbrain_reader', 'brain.import_folders', 'SELECT'),
-		has_table_privilege('pgbrain_writer', 'brain.import_folders', 'INSERT')`).Scan(&agent, &reader, &writer); err != nil {
+		has_table_privilege('pgbrain_writer', 'brain.import_folders', 'SELECT')
+		AND has_table_privilege('pgbrain_writer', 'brain.import_folders', 'INSERT')
+		AND has_table_privilege('pgbrain_writer', 'brain.import_folders', 'UPDATE')
+		AND has_table_privilege('pgbrain_writer', 'brain.import_folders', 'DELETE')`).Scan(&agent, &reader, &writer); err != nil {
 		t.Fatal(err)
 	}
 	if agent || reader || !writer {
-		t.Errorf("brain.import_folders: agent reads %v, reader reads %v, writer inserts %v; want only the writer", agent, reader, writer)
+		t.Errorf("brain.import_folders: agent reads %v, reader reads %v, writer reads and writes %v; want only the writer", agent, reader, writer)
 	}
 }
 
@@ -139,7 +144,7 @@ func TestPruneOfASourceOfSeveralFolders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Pruned != 0 || !strings.Contains(sum.PruneSkipped, "also imported from 1 other folder") || !strings.Contains(sum.PruneSkipped, "--force") {
+	if sum.Pruned != 0 || !strings.Contains(sum.PruneSkipped, "also imported from "+work) || !strings.Contains(sum.PruneSkipped, "--force") {
 		t.Fatalf("prune of a source of two folders: pruned %d (%v), skipped %q; want nothing pruned and the reason", sum.Pruned, sum.PrunedSlugs, sum.PruneSkipped)
 	}
 	sum, err = ingest.ImportDir(ctx, b, notes, ingest.Options{NoEmbed: true, Prune: true, Force: true})
@@ -160,5 +165,90 @@ func TestPruneOfASourceOfSeveralFolders(t *testing.T) {
 	}
 	if strings.Join(sum.PrunedSlugs, " ") != "c" || sum.PruneSkipped != "" {
 		t.Fatalf("prune after the source mirrors one folder: pruned %v, skipped %q; want c", sum.PrunedSlugs, sum.PruneSkipped)
+	}
+}
+
+// The other-folders guard counts only folders that hold the source's pages
+// and are still there: a folder that moved, one without a markdown file,
+// and the folders of a source whose pages are all gone do not block a
+// prune; the more-than-half guard names the other folders too.
+func TestPruneGuardIgnoresFoldersGone(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := dbtest.Open(t)
+	top := t.TempDir()
+	old, moved, empty := filepath.Join(top, "old"), filepath.Join(top, "new"), filepath.Join(top, "empty")
+	writeFiles(t, old, map[string]string{"a.md": "# A\n\none\n", "b.md": "# B\n\ntwo\n", "c.md": "# C\n\nthree\n"})
+	if err := os.MkdirAll(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.ImportDir(ctx, b, old, ingest.Options{NoEmbed: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.ImportDir(ctx, b, empty, ingest.Options{NoEmbed: true}); err != nil {
+		t.Fatal(err)
+	}
+	// The folder moved, and lost a file on the way.
+	if err := os.Rename(old, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(moved, "c.md")); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := ingest.ImportDir(ctx, b, moved, ingest.Options{NoEmbed: true, Prune: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(sum.PrunedSlugs, " ") != "c" || sum.PruneSkipped != "" {
+		t.Fatalf("prune of the moved folder: pruned %v, skipped %q; want c pruned", sum.PrunedSlugs, sum.PruneSkipped)
+	}
+	// A second folder, then a prune that would delete most pages: the
+	// reason names the other folder.
+	other := filepath.Join(top, "other")
+	writeFiles(t, other, map[string]string{"x.md": "# X\n\nx\n", "y.md": "# Y\n\ny\n", "z.md": "# Z\n\nz\n"})
+	if _, err := ingest.ImportDir(ctx, b, other, ingest.Options{NoEmbed: true}); err != nil {
+		t.Fatal(err)
+	}
+	sum, err = ingest.ImportDir(ctx, b, moved, ingest.Options{NoEmbed: true, Prune: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Pruned != 0 || !strings.Contains(sum.PruneSkipped, "more than half") || !strings.Contains(sum.PruneSkipped, "also imported from "+other) {
+		t.Fatalf("prune of most pages: pruned %v, skipped %q; want the half guard naming %s", sum.PrunedSlugs, sum.PruneSkipped, other)
+	}
+	// All pages gone: the source forgets its folders, and a new one prunes
+	// alone.
+	if _, err := b.Pool.Exec(ctx, `DELETE FROM brain.pages`); err != nil {
+		t.Fatal(err)
+	}
+	fresh := filepath.Join(top, "fresh")
+	writeFiles(t, fresh, map[string]string{"f.md": "# F\n\nf\n", "g.md": "# G\n\ng\n"})
+	if _, err := ingest.ImportDir(ctx, b, fresh, ingest.Options{NoEmbed: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(fresh, "g.md")); err != nil {
+		t.Fatal(err)
+	}
+	sum, err = ingest.ImportDir(ctx, b, fresh, ingest.Options{NoEmbed: true, Prune: true})
+	if err != nil || strings.Join(sum.PrunedSlugs, " ") != "g" {
+		t.Fatalf("prune after every page was deleted: %+v, %v; want g pruned", sum, err)
+	}
+}
+
+// A folder whose path is not UTF-8 (a Latin-1 name) imports, and is
+// recognised as the same folder when imported again.
+func TestImportFolderNamedInLatin1(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := dbtest.Open(t)
+	dir := filepath.Join(t.TempDir(), "caf\xe9 100%")
+	writeFiles(t, dir, map[string]string{"a.md": "# A\n\none\n"})
+	for i := 0; i < 2; i++ {
+		if _, err := ingest.ImportDir(ctx, b, dir, ingest.Options{NoEmbed: true, Prune: true}); err != nil {
+			t.Fatalf("import %d of %q: %v", i+1, dir, err)
+		}
+	}
+	if _, err := ingest.ImportDir(ctx, b, filepath.Dir(dir), ingest.Options{NoEmbed: true}); err == nil || !strings.Contains(err.Error(), "holds") {
+		t.Errorf("import of the folder holding %q: %v; want the nesting refusal", dir, err)
 	}
 }

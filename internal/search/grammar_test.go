@@ -3,6 +3,7 @@ package search
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -191,5 +192,23 @@ func TestEveryScriptIsFound(t *testing.T) {
 				t.Errorf("%s %q = %v, want %s first", name, tc.q, got, tc.want)
 			}
 		}
+	}
+}
+
+// A Greek word found through its final sigma is also what the snippet
+// shows: the highlight looks for the word as the chunk writes it (ς).
+func TestGreekSnippetShowsTheWord(t *testing.T) {
+	t.Parallel()
+	b := dbtest.Open(t, testdb.Options{Dim: 8})
+	long := strings.Repeat("Η θάλασσα ήταν ήσυχη και το φως έπεφτε στα βράχια. ", 12)
+	seed(t, b.Pool, []page{
+		{slug: "el/long", title: "Ιστορία", chunks: []chunk{{ct, long + "Ο σοφός γέρος μίλησε στο τέλος.", "[1,0,0,0,0,0,0,0]"}}},
+	})
+	r, err := Keyword(ctx(t), b.Pool, "ΣΟΦΟΣ", Options{}, Tuning{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Results) != 1 || !strings.Contains(r.Results[0].Snippet, "σοφός") {
+		t.Fatalf("ΣΟΦΟΣ: %+v; want el/long with a snippet around σοφός", r.Results)
 	}
 }
