@@ -178,10 +178,6 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 	if err := checkSource(ctx, b, opts.Source); err != nil {
 		return sum, err
 	}
-	others, err := otherRoots(ctx, b, opts.Source, root)
-	if err != nil {
-		return sum, err
-	}
 	// Recorded before any write, so an import that fails half way still
 	// guards its folder; a folder without a markdown file is no folder of
 	// the source's pages.
@@ -222,13 +218,10 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 	if opts.Prune {
 		if walked.incomplete {
 			sum.PruneSkipped = "the walk was incomplete (see the skipped entries), so nothing was pruned"
-		} else if sum.PrunedSlugs, sum.PruneSkipped, err = prune(ctx, b, opts.Source, seen, opts.Force, others, dir); err != nil {
+		} else if sum.PrunedSlugs, sum.PruneSkipped, err = prune(ctx, b, opts.Source, seen, opts.Force, root, dir); err != nil {
 			return sum, err
-		} else if sum.Pruned = len(sum.PrunedSlugs); sum.PruneSkipped == "" {
-			// The source now mirrors this folder alone.
-			if err := forgetOtherRoots(ctx, b, opts.Source, root); err != nil {
-				return sum, err
-			}
+		} else {
+			sum.Pruned = len(sum.PrunedSlugs)
 		}
 	}
 	sum.Elapsed = time.Since(start)
@@ -441,10 +434,20 @@ func plural(n int, noun string) string {
 // not in keep, unless that is more than half of them and force is not set:
 // then it deletes nothing and says why. Pages written by put are never
 // pruned, and do not count towards the half. Nor, without force, does it
-// prune a source also imported from other folders (others, still there):
-// their pages have no file in dir either.
-func prune(ctx context.Context, b *brain.Brain, source string, keep []string, force bool, others []string, dir string) (deleted []string, refused string, err error) {
+// prune a source also imported from folders other than root that are
+// still there: their pages have no file in dir either. The folders are
+// read under a lock on the source's row, which an import recording its
+// folder (a foreign key to it) waits for, so a folder recorded meanwhile
+// is counted; after a prune the source mirrors root alone.
+func prune(ctx context.Context, b *brain.Brain, source string, keep []string, force bool, root, dir string) (deleted []string, refused string, err error) {
 	err = pgx.BeginFunc(ctx, b.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM brain.sources WHERE id = $1 FOR UPDATE`, source); err != nil {
+			return err
+		}
+		others, err := otherRoots(ctx, tx, source, root)
+		if err != nil {
+			return err
+		}
 		var gone, total int
 		if err := tx.QueryRow(ctx, `
 			SELECT count(*) FILTER (WHERE NOT (slug = ANY ($2))), count(*)
@@ -470,9 +473,11 @@ func prune(ctx context.Context, b *brain.Brain, source string, keep []string, fo
 		if err != nil {
 			return err
 		}
-		deleted, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		if deleted, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+			return err
+		}
 		slices.Sort(deleted)
-		return err
+		return forgetOtherRoots(ctx, tx, source, root)
 	})
 	if err != nil {
 		return nil, "", fmt.Errorf("pruning pages whose files are gone: %w", err)

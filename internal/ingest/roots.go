@@ -10,10 +10,19 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgbrain/pgbrain/internal/brain"
 	"github.com/pgbrain/pgbrain/internal/markdown"
 )
+
+// querier is what the folder records are read and written through: the
+// pool, or the transaction of a prune.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
 
 // importRoot is the folder an import reads, as an absolute path with its
 // symbolic links resolved, so two spellings of one folder compare equal.
@@ -91,15 +100,15 @@ func hidden(rel string) bool {
 // sourceRoots reads the folders earlier imports of source read
 // (brain.import_folders), and whether the source holds pages an import
 // wrote; without such pages the folders no longer say anything.
-func sourceRoots(ctx context.Context, b *brain.Brain, source string) ([]string, bool, error) {
+func sourceRoots(ctx context.Context, db querier, source string) ([]string, bool, error) {
 	var files bool
-	if err := b.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM brain.pages WHERE source_id = $1 AND origin = 'file')`, source).Scan(&files); err != nil {
+	if err := db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM brain.pages WHERE source_id = $1 AND origin = 'file')`, source).Scan(&files); err != nil {
 		return nil, false, fmt.Errorf("reading the pages of source %q: %w", source, err)
 	}
 	if !files {
 		return nil, false, nil
 	}
-	rows, err := b.Pool.Query(ctx, `SELECT path FROM brain.import_folders WHERE source_id = $1 ORDER BY imported_at, path`, source)
+	rows, err := db.Query(ctx, `SELECT path FROM brain.import_folders WHERE source_id = $1 ORDER BY imported_at, path`, source)
 	if err != nil {
 		return nil, false, fmt.Errorf("reading the folders source %q was imported from: %w", source, err)
 	}
@@ -124,7 +133,7 @@ func sourceRoots(ctx context.Context, b *brain.Brain, source string) ([]string, 
 // a new slug ("notes/x" beside "x"). A folder that the walk of the other
 // leaves out (a hidden one) does not count either way.
 func checkNesting(ctx context.Context, b *brain.Brain, source, dir, root string) error {
-	roots, _, err := sourceRoots(ctx, b, source)
+	roots, _, err := sourceRoots(ctx, b.Pool, source)
 	if err != nil {
 		return err
 	}
@@ -161,8 +170,8 @@ func slugPrefix(rel string) string {
 // otherRoots lists the folders other than root that source was imported
 // from (and that are still there), while it holds imported pages: --prune
 // would delete their pages.
-func otherRoots(ctx context.Context, b *brain.Brain, source, root string) ([]string, error) {
-	roots, _, err := sourceRoots(ctx, b, source)
+func otherRoots(ctx context.Context, db querier, source, root string) ([]string, error) {
+	roots, _, err := sourceRoots(ctx, db, source)
 	var others []string
 	for _, r := range roots {
 		if r != root {
@@ -192,8 +201,8 @@ func recordRoot(ctx context.Context, b *brain.Brain, source, root string) error 
 
 // forgetOtherRoots leaves root the only folder source was imported from:
 // after a prune, no page of the others is left.
-func forgetOtherRoots(ctx context.Context, b *brain.Brain, source, root string) error {
-	if _, err := b.Pool.Exec(ctx, `DELETE FROM brain.import_folders WHERE source_id = $1 AND path <> $2`, source, storedPath(root)); err != nil {
+func forgetOtherRoots(ctx context.Context, db querier, source, root string) error {
+	if _, err := db.Exec(ctx, `DELETE FROM brain.import_folders WHERE source_id = $1 AND path <> $2`, source, storedPath(root)); err != nil {
 		return fmt.Errorf("recording that source %q now mirrors one folder: %w", source, err)
 	}
 	return nil
