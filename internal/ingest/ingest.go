@@ -7,7 +7,6 @@ package ingest
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -143,13 +142,14 @@ func (o *Options) defaults() {
 func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (sum Summary, err error) {
 	opts.defaults()
 	start := time.Now()
-	// A folder nested in one this source was imported from is refused
-	// before its walk (importing ~ or / by mistake reads nothing first).
+	// The source, and a folder nested in one it was imported from, are
+	// checked before the walk (importing ~ or / by mistake reads nothing
+	// first); what is not a directory is left to walkDir's message.
 	root, err := importRoot(dir)
 	if err != nil {
 		return sum, err
 	}
-	if st, serr := os.Stat(dir); serr == nil && st.IsDir() {
+	if isDir(dir) {
 		if err := checkSource(ctx, b, opts.Source); err != nil {
 			return sum, err
 		}
@@ -175,9 +175,6 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 		b = low
 	}
 	sum.Files, sum.Skipped, sum.NotMarkdown = len(walked.files), walked.skipped, walked.notMarkdown
-	if err := checkSource(ctx, b, opts.Source); err != nil {
-		return sum, err
-	}
 	// Recorded before any write, so an import that fails half way still
 	// guards its folder; a folder without a markdown file is no folder of
 	// the source's pages.

@@ -77,6 +77,12 @@ func rawPath(s string) string {
 	return sb.String()
 }
 
+// isDir reports whether p is a directory now.
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
 // within returns path relative to dir when path lies strictly inside dir.
 func within(path, dir string) (string, bool) {
 	rel, err := filepath.Rel(dir, path)
@@ -120,8 +126,8 @@ func sourceRoots(ctx context.Context, db querier, source string) ([]string, bool
 	// this import: it can be neither nested nor pruned against.
 	var roots []string
 	for _, r := range stored {
-		if st, err := os.Stat(rawPath(r)); err == nil && st.IsDir() {
-			roots = append(roots, rawPath(r))
+		if p := rawPath(r); isDir(p) {
+			roots = append(roots, p)
 		}
 	}
 	return roots, true, nil
