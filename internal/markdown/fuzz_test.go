@@ -57,6 +57,7 @@ func FuzzSlugFromPath(f *testing.F) {
 	f.Add("People/Alice Smith.md")
 	f.Add(`a\b\..\c.MD`)
 	f.Add("./x/.md")
+	f.Add("a\ufffd.md")
 	f.Fuzz(func(t *testing.T, rel string) {
 		slug, err := SlugFromPath(rel)
 		if err != nil {

@@ -67,16 +67,9 @@ func TypeOf(t string) string {
 	return strings.TrimRight(norm.NFC.String(sb.String()), "-_")
 }
 
-// typeRune reports whether r may stand in a type. The ranges left out are
-// those the CHECK refuses: C1 controls, no-break and other spaces, the soft
-// hyphen, and the specials block.
+// typeRune reports whether r may stand in a type: what a slug segment may
+// hold (startRune, marks) but for '.' and '+', which the type CHECK
+// refuses, and with '-'.
 func typeRune(r rune) bool {
-	if r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' {
-		return true
-	}
-	if r < 0xA1 || r == 0xAD || r == 0x1680 || r >= 0x2000 && r <= 0x200F || r >= 0x2028 && r <= 0x202F ||
-		r >= 0x205F && r <= 0x206F || r == 0x3000 || r == 0xFEFF || r >= 0xFFF0 && r <= 0xFFFF {
-		return false
-	}
-	return unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsNumber(r) || unicode.Is(unicode.So, r)
+	return r == '_' || r == '-' || startRune(r) || unicode.IsMark(r) && storableRune(r)
 }

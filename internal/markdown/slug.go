@@ -69,7 +69,8 @@ func NormalizeSlug(s string) string { return norm.NFC.String(strings.ToLower(nor
 // separate segments; "" and "." segments are ignored.
 //
 // Each segment is NFC-normalised and lower-cased by Unicode rules; letters,
-// combining marks, digits and symbols (emoji) of every script are kept, as
+// combining marks, digits and symbols (emoji) of every script are kept
+// (not the specials U+FFF0-U+FFFF, such as U+FFFD, which the CHECK refuses), as
 // are '.', '_' and '+' ("C++.md" is "c++"); invisible format characters
 // (zero-width joiners, bidi controls, soft hyphens) are dropped; anything
 // else (spaces, other punctuation) separates words with one '-'. A segment
@@ -247,5 +248,14 @@ func startRune(r rune) bool {
 	if r < utf8.RuneSelf {
 		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
 	}
-	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.So, r)
+	return storableRune(r) && (unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.So, r))
+}
+
+// storableRune reports whether a rune at or above U+0080 is one the CHECKs
+// of brain.pages keep in slugs (sql/008) and types (sql/021): not a C1
+// control, a no-break or other space, the soft hyphen or a special
+// (U+FFF0-U+FFFF, where the replacement character U+FFFD is a symbol).
+func storableRune(r rune) bool {
+	return !(r < 0xA1 || r == 0xAD || r == 0x1680 || r >= 0x2000 && r <= 0x200F || r >= 0x2028 && r <= 0x202F ||
+		r >= 0x205F && r <= 0x206F || r == 0x3000 || r == 0xFEFF || r >= 0xFFF0 && r <= 0xFFFF)
 }

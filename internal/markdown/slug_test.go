@@ -69,6 +69,9 @@ func TestSlugFromPath(t *testing.T) {
 		{"日本語\u3000全角.md", "日本語-全角"},
 		{"a\u00a0b.md", "a-b"},
 		{"«quoted» — dash.md", "quoted-dash"},
+		// The replacement and object characters are symbols, but specials
+		// the slug CHECK refuses: they separate words too.
+		{"a\ufffdb\ufffcc.md", "a-b-c"},
 		// A leading combining mark has no base and is dropped.
 		{"x/\u0301abc.md", "x/abc"},
 	}
