@@ -4,7 +4,9 @@
 -- Guarantees: the ORDER BY distance ... LIMIT runs in its own CTE on
 -- brain.chunks alone, the shape the planner serves from the HNSW index;
 -- hnsw.ef_search is raised (for the rest of the transaction) to the number of
--- rows asked for, since the default 40 silently caps results, and every scan
+-- rows asked for, since the default 40 silently caps results, and to at
+-- least 80, which the index's lighter graph (brain.vector_index_resume)
+-- needs to find as many true nearest neighbours as the default; every scan
 -- uses pgvector's iterative scan so neither a filter nor the dead row
 -- versions a bulk rewrite (embed --all) leaves until VACUUM can starve the
 -- list (it only scans further when the first pass found too few rows). A NULL qvec
@@ -56,7 +58,7 @@ BEGIN
 		RETURN;
 	END IF;
 	lim := least(greatest(coalesce(lim, 10), 1), 1000);
-	PERFORM set_config('hnsw.ef_search', greatest(lim, 40)::text, true);
+	PERFORM set_config('hnsw.ef_search', greatest(lim, 80)::text, true);
 	PERFORM set_config('hnsw.iterative_scan', 'strict_order', true);
 	WITH nn AS MATERIALIZED (
 		SELECT c.id, c.page_id, c.embedding <=> qvec AS d

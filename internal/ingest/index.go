@@ -43,7 +43,7 @@ const indexName = "chunks_embedding_hnsw"
 
 // createIndexSQL is brain.vector_index_resume()'s definition, built
 // concurrently (which cannot run inside a function or transaction).
-const createIndexSQL = `CREATE INDEX CONCURRENTLY IF NOT EXISTS chunks_embedding_hnsw ON brain.chunks USING hnsw (embedding vector_cosine_ops)`
+const createIndexSQL = `CREATE INDEX CONCURRENTLY IF NOT EXISTS chunks_embedding_hnsw ON brain.chunks USING hnsw (embedding vector_cosine_ops) WITH (m = 12, ef_construction = 40)`
 
 // IndexStatus is brain.vector_index_status(): ready, suspended, rebuilding,
 // missing, invalid or exact.

@@ -326,4 +326,45 @@ func TestBulkLoadRebuildsTheVectorIndex(t *testing.T) {
 	if !strings.Contains(strings.Join(all, "\n"), "chunks_embedding_hnsw") {
 		t.Fatalf("plan does not use the rebuilt index:\n%s", strings.Join(all, "\n"))
 	}
+	tx.Rollback(ctx)
+
+	// Both rebuilds build the index migrate defines: the plain one above
+	// (brain.vector_index_resume(), into an empty brain) and the concurrent
+	// one of a bulk load into a brain that has pages (internal/ingest's own
+	// statement), which doubles the brain here.
+	wantDef := vectorIndexDef(t, ctx, dbtest.Open(t))
+	if !strings.Contains(wantDef, "m='12'") || !strings.Contains(wantDef, "ef_construction='40'") {
+		t.Fatalf("migrate defines the vector index as %q, want m 12 and ef_construction 40", wantDef)
+	}
+	if got := vectorIndexDef(t, ctx, b); got != wantDef {
+		t.Errorf("after a bulk load into an empty brain the vector index is %q, want %q", got, wantDef)
+	}
+	more := t.TempDir()
+	files = map[string]string{}
+	for i := 0; i < 40; i++ {
+		files[filepath.Join("more", "m"+strings.Repeat("y", i+1)+".md")] = "# More\n\nother words " + strings.Repeat("q", i+1) + "\n"
+	}
+	writeFiles(t, more, files)
+	if _, err := b.Pool.Exec(ctx, `INSERT INTO brain.sources (id, name) VALUES ('more', 'More')`); err != nil {
+		t.Fatal(err)
+	}
+	sum, err = ingest.ImportDir(ctx, b, more, ingest.Options{BulkThreshold: 10, Source: "more"})
+	if err != nil || sum.Added != 40 {
+		t.Fatalf("second bulk import: %+v %v", sum, err)
+	}
+	if got := vectorIndexDef(t, ctx, b); got != wantDef {
+		t.Errorf("after a concurrent rebuild the vector index is %q, want %q", got, wantDef)
+	}
+}
+
+// vectorIndexDef is the definition of the brain's HNSW index, "" when it
+// has none.
+func vectorIndexDef(t *testing.T, ctx context.Context, b *brain.Brain) string {
+	t.Helper()
+	var def string
+	err := b.Pool.QueryRow(ctx, `SELECT coalesce(pg_get_indexdef(to_regclass('brain.chunks_embedding_hnsw')), '')`).Scan(&def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return def
 }
