@@ -149,17 +149,18 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 	if err != nil {
 		return sum, err
 	}
+	var avoid []string // the source's other folders, not entered through a symlink
 	if isDir(dir) {
 		if err := checkSource(ctx, b, opts.Source); err != nil {
 			return sum, err
 		}
 		if !opts.Nested {
-			if err := checkNesting(ctx, b, opts.Source, dir, root); err != nil {
+			if avoid, err = checkNesting(ctx, b, opts.Source, dir, root); err != nil {
 				return sum, err
 			}
 		}
 	}
-	walked, err := walkDir(dir)
+	walked, err := walkDir(dir, avoid...)
 	if err != nil {
 		return sum, err
 	}

@@ -137,30 +137,36 @@ func sourceRoots(ctx context.Context, db querier, source string) ([]string, bool
 // folder the source was imported from: slugs are paths relative to the
 // folder imported, so every file there would be stored a second time under
 // a new slug ("notes/x" beside "x"). A folder that the walk of the other
-// leaves out (a hidden one) does not count either way.
-func checkNesting(ctx context.Context, b *brain.Brain, source, dir, root string) error {
+// leaves out (a hidden one) does not count either way. It returns the
+// source's other folders, which the walk does not enter through a symlink
+// either (walker.avoided).
+func checkNesting(ctx context.Context, b *brain.Brain, source, dir, root string) ([]string, error) {
 	roots, _, err := sourceRoots(ctx, b.Pool, source)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var others []string
 	for _, r := range roots {
-		if r == root {
-			return nil // the same folder again: an update
+		if r != root {
+			others = append(others, r)
 		}
+	}
+	if len(others) < len(roots) {
+		return others, nil // the same folder again: an update
 	}
 	for _, r := range roots {
 		if rel, ok := within(root, r); ok && !hidden(rel) {
-			return fmt.Errorf("import directory %s is inside %s, which source %q was imported from: its files are pages under %q there, and importing the folder alone would store them again under new slugs. "+
+			return nil, fmt.Errorf("import directory %s is inside %s, which source %q was imported from: its files are pages under %q there, and importing the folder alone would store them again under new slugs. "+
 				"Import %s to update them, or give this folder a source of its own (pgbrain sources add NAME, then pgbrain import --source NAME %s), or pass --nested to import it into %q anyway",
 				dir, r, source, slugPrefix(rel), r, dir, source)
 		}
 		if rel, ok := within(r, root); ok && !hidden(rel) {
-			return fmt.Errorf("import directory %s holds %s, which source %q was imported from: the pages of its files would be stored again under slugs starting %q. "+
+			return nil, fmt.Errorf("import directory %s holds %s, which source %q was imported from: the pages of its files would be stored again under slugs starting %q. "+
 				"Import %s again to update them, or import this folder into a source of its own (pgbrain sources add NAME, then pgbrain import --source NAME %s), or pass --nested to import it into %q anyway",
 				dir, r, source, slugPrefix(rel), r, dir, source)
 		}
 	}
-	return nil
+	return others, nil
 }
 
 // slugPrefix is how the pages of folder rel (relative to the folder

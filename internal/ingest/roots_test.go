@@ -252,3 +252,72 @@ func TestImportFolderNamedInLatin1(t *testing.T) {
 		t.Errorf("import of the folder holding %q: %v; want the nesting refusal", dir, err)
 	}
 }
+
+// A symlink inside the folder imported that leads into (or around) another
+// folder the source was imported from is the nesting above by another
+// road: it is not followed, it is named with the reason, and nothing under
+// it is stored twice; a link to a folder no import of the source read is
+// followed, and --nested follows them all.
+func TestImportDoesNotFollowLinksIntoImportedFolders(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := dbtest.Open(t)
+	top := t.TempDir()
+	notes := filepath.Join(top, "notes")
+	writeFiles(t, notes, map[string]string{"a.md": "# A\n\none\n", "work/b.md": "# B\n\ntwo\n"})
+	writeFiles(t, filepath.Join(top, "loose"), map[string]string{"l.md": "# L\n\nloose\n"})
+	journal := filepath.Join(top, "journal")
+	writeFiles(t, journal, map[string]string{"j.md": "# J\n\nthree\n"})
+	for link, target := range map[string]string{
+		"into-work":  filepath.Join(notes, "work"), // inside an imported folder
+		"whole":      notes,                        // the imported folder itself
+		"around":     top,                          // a folder holding it
+		"loose-link": filepath.Join(top, "loose"),  // no import read it
+		"b-file.md":  filepath.Join(notes, "work", "b.md"),
+	} {
+		if err := os.Symlink(target, filepath.Join(journal, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ingest.ImportDir(ctx, b, notes, ingest.Options{NoEmbed: true}); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := ingest.ImportDir(ctx, b, journal, ingest.Options{NoEmbed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	skipped := map[string]string{}
+	for _, s := range sum.Skipped {
+		skipped[s.Path] = s.Reason
+	}
+	for _, p := range []string{"into-work", "whole", "around", "b-file.md"} {
+		if !strings.Contains(skipped[p], notes) || !strings.Contains(skipped[p], "--nested") {
+			t.Errorf("link %s: skipped as %q; want it named, with the folder %s and --nested", p, skipped[p], notes)
+		}
+	}
+	slugs := func() []string {
+		rows, err := b.Pool.Query(ctx, `SELECT slug FROM brain.pages ORDER BY slug`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var s string
+			rows.Scan(&s)
+			out = append(out, s)
+		}
+		return out
+	}
+	if got, want := slugs(), []string{"a", "j", "loose-link/l", "work/b"}; !slices.Equal(got, want) {
+		t.Errorf("pages after importing the journal: %v, want %v (no page stored twice, the loose link followed)", got, want)
+	}
+	if _, err := ingest.ImportDir(ctx, b, journal, ingest.Options{NoEmbed: true, Nested: true}); err != nil {
+		t.Fatal(err)
+	}
+	// (the links sort "around" first, so the notes are walked through it
+	// and "whole" and "into-work" then lead to folders already walked)
+	if got := slugs(); !slices.Contains(got, "around/notes/work/b") || !slices.Contains(got, "b-file") {
+		t.Errorf("pages after --nested: %v, want the links followed", got)
+	}
+}

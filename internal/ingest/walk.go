@@ -57,6 +57,7 @@ type walker struct {
 	res     walkResult
 	visited map[devIno]string // directory -> the relative path it was walked as
 	links   []pendingLink     // symlinks to directories, walked after the real tree
+	avoid   []string          // folders not entered through a symlink (walkDir)
 }
 
 type devIno struct{ dev, ino uint64 }
@@ -69,8 +70,12 @@ type pendingLink struct {
 // walkDir lists the markdown files below root. root itself may be a
 // symlink; it is followed. Hidden entries (names starting with '.') are
 // left out silently, as are files that are not markdown; everything else
-// that is not imported is named in the result.
-func walkDir(root string) (walkResult, error) {
+// that is not imported is named in the result. A symlink inside that
+// leads into, or to a folder holding, one of the avoid folders (absolute,
+// symlinks resolved: the other folders the source was imported from) is
+// not followed and is named: its files are pages there already, and would
+// be stored a second time under this folder's slugs.
+func walkDir(root string, avoid ...string) (walkResult, error) {
 	st, err := os.Stat(root)
 	if err != nil {
 		return walkResult{}, fmt.Errorf("import directory: %w", err)
@@ -78,7 +83,7 @@ func walkDir(root string) (walkResult, error) {
 	if !st.IsDir() {
 		return walkResult{}, fmt.Errorf("import directory %s is not a directory; to add one file, use: pgbrain put SLUG < %s", root, root)
 	}
-	w := &walker{visited: map[devIno]string{}}
+	w := &walker{visited: map[devIno]string{}, avoid: avoid}
 	if id, ok := fileID(st); ok {
 		w.visited[id] = "."
 	}
@@ -173,6 +178,12 @@ func (w *walker) symlink(abs, rel string) {
 		w.skip(rel, reason, ext == "" || isMarkdown(rel))
 		return
 	}
+	if reason := w.avoided(abs); reason != "" {
+		if info.IsDir() || isMarkdown(rel) {
+			w.skip(rel, reason, false)
+		}
+		return
+	}
 	switch {
 	case info.IsDir():
 		w.links = append(w.links, pendingLink{abs: abs, rel: rel, info: info})
@@ -183,6 +194,28 @@ func (w *walker) symlink(abs, rel string) {
 	default:
 		w.skip(rel, "symlink to a "+kindName(info.Mode().Type())+"; only regular files and directories are imported", isMarkdown(rel))
 	}
+}
+
+// avoided says why the symlink abs is not followed, or "" when it may be:
+// its target lies in, is, or holds one of w.avoid.
+func (w *walker) avoided(abs string) string {
+	if len(w.avoid) == 0 {
+		return ""
+	}
+	target, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return ""
+	}
+	for _, r := range w.avoid {
+		rel, in := within(target, r)
+		if target == r || (in && !hidden(rel)) {
+			return fmt.Sprintf("symlink into %s, a folder this source was imported from: its files are pages there already; import with --nested to store them here too", r)
+		}
+		if rel, holds := within(r, target); holds && !hidden(rel) {
+			return fmt.Sprintf("symlink to %s, which holds %s, a folder this source was imported from: its files would be stored a second time; import with --nested to follow it", target, r)
+		}
+	}
+	return ""
 }
 
 func isMarkdown(name string) bool { return strings.EqualFold(path.Ext(name), ".md") }
