@@ -8,6 +8,8 @@
 --   input; a query without indexable positive words returns no rows.
 -- * Every query term counts: BM25 = Σ_t idf(t) · tf'(t)(k1 + 1) /
 --   (tf'(t) + k1(1 − b + b·doc_len/avgdl)) over all of the query's terms
+--   (doc_len taken as avgdl for a term the chunk holds only in its title,
+--   which every chunk of the page repeats)
 --   (a hyphenated word counts through its parts and joined form; its own
 --   lexeme only when none of its parts is a term)
 --   (k1, b, field weights from brain.search_settings); score =
@@ -600,7 +602,14 @@ BEGIN ATOMIC
 		-- ORDER BY inside the sums sorted each chunk's rows apart, a third
 		-- of the function's time): chunks with the same text get the same
 		-- score to the last bit, so their tie is broken by id
-		SELECT x.id, x.lexeme, x.doc_len, idfs[array_position(lexemes, x.lexeme)] AS idf,
+		-- A lexeme found only in the title (all its positions weight A)
+		-- is normalised at the average length: the title is the page's,
+		-- repeated in each of its chunks, so its evidence does not grow as
+		-- a chunk gets shorter (a title-only query picked the page's short
+		-- timeline chunk over its compiled truth).
+		SELECT x.id, x.lexeme,
+		       CASE WHEN coalesce(ac.na, 0) >= cardinality(x.positions) THEN avgdl ELSE x.doc_len END AS doc_len,
+		       idfs[array_position(lexemes, x.lexeme)] AS idf,
 		       cardinality(x.positions) + (w_a - 1) * coalesce(ac.na, 0) + (w_c - 1) * coalesce(ac.nc, 0) AS tf
 		FROM (SELECT t.id, t.doc_len, u.lexeme, u.positions
 		      FROM t, unnest(ts_filter(setweight(setweight(t.tsv, 'D'), 'A', lexemes), '{a}')) u) x

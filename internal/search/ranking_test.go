@@ -164,6 +164,37 @@ func TestRankingSignals(t *testing.T) {
 	}
 }
 
+// A word only the title holds scores the same whatever the length of the
+// chunk: the title is the page's, repeated in each of its chunks. A query
+// of a title word shows the page's compiled truth, not its short timeline,
+// and two pages titled alike tie whatever their lengths; a word of the
+// text still counts more in a shorter chunk.
+func TestTitleOnlyWordIsNotLengthNormalised(t *testing.T) {
+	t.Parallel()
+	db := dbtest.Open(t, testdb.Options{Dim: 8}).Pool
+	v := "[1,0,0,0,0,0,0,0]"
+	long := "stripes " + strings.Repeat("people walk across the road safely where lines are painted ", 8)
+	seed(t, db, []page{
+		{slug: "zc", title: "Zebra Crossing", chunks: []chunk{{ct, long, v}, {tl, "2024-01-02: painted again", v}}},
+		{slug: "zz/short", title: "Zebra", chunks: []chunk{{ct, "stripes", v}}},
+		{slug: "zz/long", title: "Zebra", chunks: []chunk{{ct, long, v}}},
+	})
+	var source string
+	if err := db.QueryRow(ctx(t), `SELECT c.chunk_source FROM brain.search('zebra crossing', embed => false) s
+		JOIN brain.chunks c ON c.id = s.chunk_id WHERE s.slug = 'zc'`).Scan(&source); err != nil {
+		t.Fatal(err)
+	}
+	if source != ct {
+		t.Errorf("query of the title's words shows the %s chunk, want the compiled truth", source)
+	}
+	if a, b := scoreOf(t, db, "zebra", "zz/short"), scoreOf(t, db, "zebra", "zz/long"); a != b {
+		t.Errorf("a word only titles hold: short page %v, long page %v; want a tie", a, b)
+	}
+	if a, b := scoreOf(t, db, "stripes", "zz/short"), scoreOf(t, db, "stripes", "zz/long"); a <= b {
+		t.Errorf("a word of the text: short page %v, long page %v; want the shorter higher", a, b)
+	}
+}
+
 // TestWordProximity checks the proximity factor: a chunk where two
 // neighbouring query words stand close together (adjacent in either order,
 // or the second within three words after the first) scores 1 + proximity
