@@ -49,7 +49,9 @@ $fn$;
 -- * "a quoted phrase" (straight or curly quotes; an unclosed quote runs to
 --   the end) must match as a phrase;
 -- * -word (a dash at the start of a whitespace-separated word, directly
---   followed by a letter or digit) excludes pages containing that word;
+--   followed by at least two letters or digits) excludes pages containing
+--   that word; a dash before one character ("grep -e pattern", "ls -l") is
+--   a command-line flag pasted with its command, read as a word;
 -- * OR in capitals between two words lets either satisfy the strict match.
 -- Everything else is words: punctuation (a spaced dash, commas, brackets,
 -- question marks, emoji) separates words and never becomes an operator. A
@@ -141,7 +143,7 @@ BEGIN
 			pending_or := cardinality(comps) > 0;
 			CONTINUE;
 		END IF;
-		IF tok ~ '^-\w' THEN
+		IF tok ~ '^-\w\w' THEN
 			g := brain.words_tsquery(substr(tok, 2));
 			IF g IS NOT NULL THEN
 				negated := negated || substr(tok, 2);

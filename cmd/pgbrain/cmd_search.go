@@ -77,6 +77,7 @@ func searchCommand() *cli.Command {
 // query, an answer of vector matches alone.
 func answerNotes(w io.Writer, r *search.Response) {
 	noWordsNote(w, r)
+	negatedNote(w, r)
 	phrasesNote(w, r)
 	cutNote(w, r)
 	vectorOnlyNote(w, r)
@@ -116,6 +117,21 @@ func noWordsNote(w io.Writer, r *search.Response) {
 		}
 		fmt.Fprintln(w, "pgbrain: note: the query holds no word to search for (only punctuation, symbols, stop words such as 'the', or words of 2,048 characters or more, which PostgreSQL does not index); see docs/retrieval.md, \"Query grammar\"")
 	}
+}
+
+// negatedNote names the words a -word left out, when the answer has rows:
+// a pasted command ("find . -name x") excludes pages holding "name"
+// without looking as if it did.
+func negatedNote(w io.Writer, r *search.Response) {
+	negated, _ := r.Meta.Parser["negated"].([]any)
+	if len(r.Results) == 0 || len(negated) == 0 {
+		return
+	}
+	words := make([]string, len(negated))
+	for i, n := range negated {
+		words[i] = fmt.Sprintf("%q", fmt.Sprint(n))
+	}
+	fmt.Fprintf(w, "pgbrain: note: pages holding %s were left out (-word excludes a word; drop the dash or quote it to search for it; see docs/retrieval.md, \"Query grammar\")\n", strings.Join(words, ", "))
 }
 
 // phrasesNote says when the quoted phrases matched no page and were

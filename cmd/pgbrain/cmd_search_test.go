@@ -292,6 +292,36 @@ func TestDroppedPhraseIsNoted(t *testing.T) {
 	}
 }
 
+// An answer a -word narrowed names the words it left out (a pasted
+// "find . -name x" excludes pages holding "name"), and a one-letter flag
+// is a word, not an exclusion.
+func TestNegatedWordsAreNoted(t *testing.T) {
+	t.Parallel()
+	url := testdb.New(t)
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"find.md":   "---\ntitle: find\n---\nSearch for files by name in a directory hierarchy.\n",
+		"locate.md": "---\ntitle: locate\n---\nFind files in a database of files.\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, errOut, code := pgbrain(t, url, "", "import", dir); code != 0 {
+		t.Fatalf("import: exit %d: %s %s", code, out, errOut)
+	}
+	for _, cmd := range []string{"search", "query"} {
+		out, errOut, code := pgbrain(t, url, "", cmd, "files -name")
+		if code != 0 || !strings.Contains(out, "locate") || strings.Contains(out, "find") || !strings.Contains(errOut, `pages holding "name" were left out`) {
+			t.Errorf("%s 'files -name': exit %d, stdout %q, stderr %q; want locate, not find, and the note", cmd, code, out, errOut)
+		}
+		out, errOut, code = pgbrain(t, url, "", cmd, "files -n")
+		if code != 0 || !strings.Contains(out, "find") || strings.Contains(errOut, "left out") {
+			t.Errorf("%s 'files -n': exit %d, stdout %q, stderr %q; want find and no note", cmd, code, out, errOut)
+		}
+	}
+}
+
 // An answer whose every row came from the vector arm (no page holds a word
 // of the query) says so; an answer with keyword matches does not.
 func TestVectorOnlyAnswerIsNoted(t *testing.T) {
