@@ -264,7 +264,7 @@ func TestImportDoesNotFollowLinksIntoImportedFolders(t *testing.T) {
 	b := dbtest.Open(t)
 	top := t.TempDir()
 	notes := filepath.Join(top, "notes")
-	writeFiles(t, notes, map[string]string{"a.md": "# A\n\none\n", "work/b.md": "# B\n\ntwo\n"})
+	writeFiles(t, notes, map[string]string{"a.md": "# A\n\none\n", "work/b.md": "# B\n\ntwo\n", "plain.txt": "# P\n\nplain\n"})
 	writeFiles(t, filepath.Join(top, "loose"), map[string]string{"l.md": "# L\n\nloose\n"})
 	journal := filepath.Join(top, "journal")
 	writeFiles(t, journal, map[string]string{"j.md": "# J\n\nthree\n"})
@@ -274,6 +274,7 @@ func TestImportDoesNotFollowLinksIntoImportedFolders(t *testing.T) {
 		"around":     top,                          // a folder holding it
 		"loose-link": filepath.Join(top, "loose"),  // no import read it
 		"b-file.md":  filepath.Join(notes, "work", "b.md"),
+		"plain.md":   filepath.Join(notes, "plain.txt"), // not a page of the notes
 	} {
 		if err := os.Symlink(target, filepath.Join(journal, link)); err != nil {
 			t.Fatal(err)
@@ -304,12 +305,17 @@ func TestImportDoesNotFollowLinksIntoImportedFolders(t *testing.T) {
 		var out []string
 		for rows.Next() {
 			var s string
-			rows.Scan(&s)
+			if err := rows.Scan(&s); err != nil {
+				t.Fatal(err)
+			}
 			out = append(out, s)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
 		}
 		return out
 	}
-	if got, want := slugs(), []string{"a", "j", "loose-link/l", "work/b"}; !slices.Equal(got, want) {
+	if got, want := slugs(), []string{"a", "j", "loose-link/l", "plain", "work/b"}; !slices.Equal(got, want) {
 		t.Errorf("pages after importing the journal: %v, want %v (no page stored twice, the loose link followed)", got, want)
 	}
 	if _, err := ingest.ImportDir(ctx, b, journal, ingest.Options{NoEmbed: true, Nested: true}); err != nil {
@@ -319,5 +325,31 @@ func TestImportDoesNotFollowLinksIntoImportedFolders(t *testing.T) {
 	// and "whole" and "into-work" then lead to folders already walked)
 	if got := slugs(); !slices.Contains(got, "around/notes/work/b") || !slices.Contains(got, "b-file") {
 		t.Errorf("pages after --nested: %v, want the links followed", got)
+	}
+}
+
+// The same with the folder named relatively and relative links, the usual
+// kind ("cd ~ && pgbrain import journal", journal/w -> ../notes/work).
+func TestImportDoesNotFollowRelativeLinksIntoImportedFolders(t *testing.T) {
+	ctx := context.Background()
+	b := dbtest.Open(t)
+	top := t.TempDir()
+	writeFiles(t, filepath.Join(top, "notes"), map[string]string{"a.md": "# A\n\none\n", "work/b.md": "# B\n\ntwo\n"})
+	writeFiles(t, filepath.Join(top, "journal"), map[string]string{"j.md": "# J\n\nthree\n"})
+	for link, target := range map[string]string{"w": "../notes/work", "all": "../notes", "b.md": "../notes/work/b.md"} {
+		if err := os.Symlink(target, filepath.Join(top, "journal", link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(top)
+	if _, err := ingest.ImportDir(ctx, b, "notes", ingest.Options{NoEmbed: true}); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := ingest.ImportDir(ctx, b, "journal", ingest.Options{NoEmbed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Added != 1 || len(sum.Skipped) != 3 {
+		t.Errorf("import journal: %d added, skipped %+v; want j alone, and the three links named", sum.Added, sum.Skipped)
 	}
 }

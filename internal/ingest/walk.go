@@ -178,11 +178,11 @@ func (w *walker) symlink(abs, rel string) {
 		w.skip(rel, reason, ext == "" || isMarkdown(rel))
 		return
 	}
-	if reason := w.avoided(abs); reason != "" {
-		if info.IsDir() || isMarkdown(rel) {
+	if info.IsDir() || (info.Mode().IsRegular() && isMarkdown(rel)) {
+		if reason := w.avoided(abs, info.IsDir()); reason != "" {
 			w.skip(rel, reason, false)
+			return
 		}
-		return
 	}
 	switch {
 	case info.IsDir():
@@ -197,21 +197,34 @@ func (w *walker) symlink(abs, rel string) {
 }
 
 // avoided says why the symlink abs is not followed, or "" when it may be:
-// its target lies in, is, or holds one of w.avoid.
-func (w *walker) avoided(abs string) string {
+// its target lies in, is, or (a directory) holds one of w.avoid. A file is
+// avoided only when the other folder's import read it, as markdown.
+// Folders are compared by path: a bind mount of another folder is not
+// recognised.
+func (w *walker) avoided(abs string, dir bool) string {
 	if len(w.avoid) == 0 {
 		return ""
 	}
-	target, err := filepath.EvalSymlinks(abs)
+	// Absolute before resolving: a relative link below a folder named
+	// relatively ("import journal") resolves to a relative path, which
+	// no recorded folder would equal.
+	a, err := filepath.Abs(abs)
+	if err != nil {
+		return ""
+	}
+	target, err := filepath.EvalSymlinks(a)
 	if err != nil {
 		return ""
 	}
 	for _, r := range w.avoid {
 		rel, in := within(target, r)
-		if target == r || (in && !hidden(rel)) {
+		if !dir && in && !hidden(rel) && isMarkdown(target) {
+			return fmt.Sprintf("symlink to %s, a file of %s, a folder this source was imported from: it is a page there already; import with --nested to store it here too", target, r)
+		}
+		if dir && (target == r || (in && !hidden(rel))) {
 			return fmt.Sprintf("symlink into %s, a folder this source was imported from: its files are pages there already; import with --nested to store them here too", r)
 		}
-		if rel, holds := within(r, target); holds && !hidden(rel) {
+		if rel, holds := within(r, target); dir && holds && !hidden(rel) {
 			return fmt.Sprintf("symlink to %s, which holds %s, a folder this source was imported from: its files would be stored a second time; import with --nested to follow it", target, r)
 		}
 	}
