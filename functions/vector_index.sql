@@ -15,9 +15,10 @@
 --     WITH (m = 12, ef_construction = 40);
 -- The graph is lighter than pgvector's default (m 16, ef_construction 64):
 -- it builds in less than half the time, and brain.vector_arm searches it
--- with ef_search at least 80, which finds as many of the exact nearest
--- neighbours as the default graph at ef_search 40 (migration 024,
--- docs/performance.md "The vector index's shape").
+-- with ef_search at least 80, which finds about as many of the exact
+-- nearest neighbours as the default graph at ef_search 40, measured with
+-- the local embedder (migration 024, docs/performance.md "The vector
+-- index's shape").
 CREATE OR REPLACE FUNCTION brain.vector_index_suspend() RETURNS void
 LANGUAGE sql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 	DROP INDEX IF EXISTS brain.chunks_embedding_hnsw;

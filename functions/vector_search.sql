@@ -6,7 +6,8 @@
 -- hnsw.ef_search is raised (for the rest of the transaction) to the number of
 -- rows asked for, since the default 40 silently caps results, and to at
 -- least 80, which the index's lighter graph (brain.vector_index_resume)
--- needs to find as many true nearest neighbours as the default; every scan
+-- needs to find about as many true nearest neighbours as pgvector's default
+-- graph at 40; every scan
 -- uses pgvector's iterative scan so neither a filter nor the dead row
 -- versions a bulk rewrite (embed --all) leaves until VACUUM can starve the
 -- list (it only scans further when the first pass found too few rows). A NULL qvec

@@ -332,12 +332,37 @@ func TestBulkLoadRebuildsTheVectorIndex(t *testing.T) {
 	// (brain.vector_index_resume(), into an empty brain) and the concurrent
 	// one of a bulk load into a brain that has pages (internal/ingest's own
 	// statement), which doubles the brain here.
-	wantDef := vectorIndexDef(t, ctx, dbtest.Open(t))
+	fresh := dbtest.Open(t)
+	wantDef := vectorIndexDef(t, ctx, fresh)
 	if !strings.Contains(wantDef, "m='12'") || !strings.Contains(wantDef, "ef_construction='40'") {
 		t.Fatalf("migrate defines the vector index as %q, want m 12 and ef_construction 40", wantDef)
 	}
+	// The options are only what the next build reads; the graph a fresh
+	// brain starts with is the one migration 024 built.
+	if m, ef := hnswGraph(t, ctx, fresh); m != 12 || ef != 40 {
+		t.Errorf("a fresh brain's vector index graph has m %d, ef_construction %d; want 12, 40", m, ef)
+	}
 	if got := vectorIndexDef(t, ctx, b); got != wantDef {
 		t.Errorf("after a bulk load into an empty brain the vector index is %q, want %q", got, wantDef)
+	}
+	if m, ef := hnswGraph(t, ctx, b); m != 12 || ef != 40 {
+		t.Errorf("after a bulk load into an empty brain the graph has m %d, ef_construction %d; want 12, 40", m, ef)
+	}
+	// The lighter graph is searched with ef_search at least 80.
+	tx2, err := b.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var efSearch string
+	if err := tx2.QueryRow(ctx, `SELECT count(*) FROM brain.vector_arm(brain.embed_local('topic'), 10)`).Scan(new(int)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx2.QueryRow(ctx, `SELECT current_setting('hnsw.ef_search')`).Scan(&efSearch); err != nil {
+		t.Fatal(err)
+	}
+	tx2.Rollback(ctx)
+	if efSearch != "80" {
+		t.Errorf("brain.vector_arm(..., 10) searches with hnsw.ef_search %s, want 80", efSearch)
 	}
 	more := t.TempDir()
 	files = map[string]string{}
@@ -355,6 +380,26 @@ func TestBulkLoadRebuildsTheVectorIndex(t *testing.T) {
 	if got := vectorIndexDef(t, ctx, b); got != wantDef {
 		t.Errorf("after a concurrent rebuild the vector index is %q, want %q", got, wantDef)
 	}
+	if m, ef := hnswGraph(t, ctx, b); m != 12 || ef != 40 {
+		t.Errorf("after a concurrent rebuild the graph has m %d, ef_construction %d; want 12, 40", m, ef)
+	}
+}
+
+// hnswGraph reads m and ef_construction from the vector index's first page
+// (pgvector's metapage: after the 24-byte page header, the magic number,
+// version and dimensions, then m and ef_construction as uint16), which is
+// what inserts and scans use, whatever the index's options say now.
+func hnswGraph(t *testing.T, ctx context.Context, b *brain.Brain) (m, ef int) {
+	t.Helper()
+	if _, err := b.Pool.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pageinspect`); err != nil {
+		t.Fatalf("pageinspect (PostgreSQL's contrib) reads the index page: %v", err)
+	}
+	err := b.Pool.QueryRow(ctx, `SELECT get_byte(p, 36) + 256 * get_byte(p, 37), get_byte(p, 38) + 256 * get_byte(p, 39)
+		FROM get_raw_page('brain.chunks_embedding_hnsw', 0) p`).Scan(&m, &ef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, ef
 }
 
 // vectorIndexDef is the definition of the brain's HNSW index, "" when it

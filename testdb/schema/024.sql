@@ -381,7 +381,10 @@ CREATE FUNCTION brain.bm25_scores(ids bigint[], lexemes text[], idfs double prec
          ), tf AS (
           SELECT x.id,
              x.lexeme,
-             x.doc_len,
+                 CASE
+                     WHEN (COALESCE(ac.na, 0) >= cardinality(x.positions)) THEN bm25_scores.avgdl
+                     ELSE (x.doc_len)::double precision
+                 END AS doc_len,
              (bm25_scores.idfs)[array_position(bm25_scores.lexemes, x.lexeme)] AS idf,
              (((cardinality(x.positions))::double precision + ((bm25_scores.w_a - (1)::double precision) * (COALESCE(ac.na, 0))::double precision)) + ((bm25_scores.w_c - (1)::double precision) * (COALESCE(ac.nc, 0))::double precision)) AS tf
             FROM (( SELECT t_1.id,
@@ -394,7 +397,7 @@ CREATE FUNCTION brain.bm25_scores(ids bigint[], lexemes text[], idfs double prec
            ORDER BY x.id, x.lexeme
          ), m AS (
           SELECT tf.id,
-             sum((((tf.idf * tf.tf) * (bm25_scores.k1 + (1)::double precision)) / (tf.tf + (bm25_scores.k1 * (((1)::double precision - bm25_scores.b) + ((bm25_scores.b * (tf.doc_len)::double precision) / bm25_scores.avgdl)))))) AS bm25,
+             sum((((tf.idf * tf.tf) * (bm25_scores.k1 + (1)::double precision)) / (tf.tf + (bm25_scores.k1 * (((1)::double precision - bm25_scores.b) + ((bm25_scores.b * tf.doc_len) / bm25_scores.avgdl)))))) AS bm25,
              sum(tf.idf) AS held
             FROM tf
            WHERE (tf.tf > (0)::double precision)
@@ -2400,7 +2403,7 @@ BEGIN
 			pending_or := cardinality(comps) > 0;
 			CONTINUE;
 		END IF;
-		IF tok ~ '^-\w' THEN
+		IF tok ~ '^-\w\w' THEN
 			g := brain.words_tsquery(substr(tok, 2));
 			IF g IS NOT NULL THEN
 				negated := negated || substr(tok, 2);
@@ -4044,8 +4047,8 @@ ALTER TABLE ONLY brain.pages ALTER COLUMN id SET DEFAULT nextval('brain.pages_id
 -- Data for Name: audit_log; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.audit_log VALUES (1, '2026-11-25 17:25:03.355137+00', 's-1', '', 'query', 'success', NULL, '{}', 'search', 'a036edbe74eadd8b170718c92f505b9fdf1d1f6b45f9a5daa26395cc39359e30', 1, '\x0000000000000000000000000000000000000000000000000000000000000000', '\x42c31cd598ecc1fd2887e7a30f66b7c668473039c1951987bcd323395e7e7b04');
-INSERT INTO brain.audit_log VALUES (2, '2026-11-25 17:25:03.356912+00', 's-1', '', 'get_page', 'refused', 'pii_blocked', '{credential}', 'read', '4966388653f18705c65234b96bb1ecc7bca43d2f476e57484b966f6d614da567', 1, '\x42c31cd598ecc1fd2887e7a30f66b7c668473039c1951987bcd323395e7e7b04', '\x437a75064fd042bab7d80e547d62a1b6d0104400616da8649f48fc44b3fdbd5c');
+INSERT INTO brain.audit_log VALUES (1, '2026-11-25 17:48:20.159238+00', 's-1', '', 'query', 'success', NULL, '{}', 'search', 'a036edbe74eadd8b170718c92f505b9fdf1d1f6b45f9a5daa26395cc39359e30', 1, '\x0000000000000000000000000000000000000000000000000000000000000000', '\xfb850a19010ae949b784baa0c5a0e6698d0c86d86ec7a83c213092bfc3b1cfd6');
+INSERT INTO brain.audit_log VALUES (2, '2026-11-25 17:48:20.160886+00', 's-1', '', 'get_page', 'refused', 'pii_blocked', '{credential}', 'read', '4966388653f18705c65234b96bb1ecc7bca43d2f476e57484b966f6d614da567', 1, '\xfb850a19010ae949b784baa0c5a0e6698d0c86d86ec7a83c213092bfc3b1cfd6', '\x19062fe09146939ffa0ca3112fc3611724e910908338a6048ba78562817158f4');
 
 
 --
@@ -4062,11 +4065,11 @@ INSERT INTO brain.chunks VALUES (4, 2, 1, 'timeline', '2024-03-01: new wicks', '
 -- Data for Name: config; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.config VALUES ('embedding_dim', '256', '2026-11-25 17:25:03.222856+00');
-INSERT INTO brain.config VALUES ('embedder', 'local', '2026-11-25 17:25:03.222856+00');
-INSERT INTO brain.config VALUES ('embed_model', 'hash-tsv-v1', '2026-11-25 17:25:03.222856+00');
-INSERT INTO brain.config VALUES ('schema_version', '24', '2026-11-25 17:25:03.222856+00');
-INSERT INTO brain.config VALUES ('functions_checksum', 'c2200ad307a25d3f8f3998e2ce717d63496e25bd55514a4451f4f8842796ee55:b37c2df93ff8437e44191f37b78c83eff719ac7ba89398c25176ac8961f10fec', '2026-11-25 17:25:03.325033+00');
+INSERT INTO brain.config VALUES ('embedding_dim', '256', '2026-11-25 17:48:19.989586+00');
+INSERT INTO brain.config VALUES ('embedder', 'local', '2026-11-25 17:48:19.989586+00');
+INSERT INTO brain.config VALUES ('embed_model', 'hash-tsv-v1', '2026-11-25 17:48:19.989586+00');
+INSERT INTO brain.config VALUES ('schema_version', '24', '2026-11-25 17:48:19.989586+00');
+INSERT INTO brain.config VALUES ('functions_checksum', 'a86f0d1217b4a25d90482878b5a4fec752ad80b853b51a77cc85d226863bffec:02bf2054923818fb73c014f6a9e606cef59ba0d2c6817e96afb75d88095f1a1c', '2026-11-25 17:48:20.130015+00');
 
 
 --
@@ -4086,14 +4089,14 @@ INSERT INTO brain.corpus_stats VALUES (true, 4, 26);
 -- Data for Name: eval_candidates; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.eval_candidates VALUES (1, 'query', 'who keeps the lanterns', '{people/alice-smith}', '{}', '{}', NULL, NULL, NULL, true, false, 4.200, false, NULL, NULL, '2026-11-25 17:25:03.354331+00');
+INSERT INTO brain.eval_candidates VALUES (1, 'query', 'who keeps the lanterns', '{people/alice-smith}', '{}', '{}', NULL, NULL, NULL, true, false, 4.200, false, NULL, NULL, '2026-11-25 17:48:20.158544+00');
 
 
 --
 -- Data for Name: eval_capture_failures; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-25 17:25:03.344948+00', '2026-11-25 17:25:03.344948+00', 'search', 'db_down', NULL, 'connection refused', NULL);
+INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-25 17:48:20.148958+00', '2026-11-25 17:48:20.148958+00', 'search', 'db_down', NULL, 'connection refused', NULL);
 
 
 --
@@ -4148,17 +4151,17 @@ INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-25 17:25:03.344948+0
 -- Data for Name: page_pii; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.page_pii VALUES (1, '{contact}', DEFAULT, 'heuristic', '2026-11-25 17:25:03.344948+00', false, true);
-INSERT INTO brain.page_pii VALUES (3, '{contact}', DEFAULT, 'heuristic', '2026-11-25 17:25:03.344948+00', false, true);
+INSERT INTO brain.page_pii VALUES (1, '{contact}', DEFAULT, 'heuristic', '2026-11-25 17:48:20.148958+00', false, true);
+INSERT INTO brain.page_pii VALUES (3, '{contact}', DEFAULT, 'heuristic', '2026-11-25 17:48:20.148958+00', false, true);
 
 
 --
 -- Data for Name: pages; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.pages VALUES (1, 'default', 'people/alice-smith', 'Alice Smith', 'page', 'Alice keeps the harbour lanterns lit.', '', '{}', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '2026-11-25 17:25:03.344948+00', '2026-11-25 17:25:03.344948+00', 'put');
-INSERT INTO brain.pages VALUES (2, 'default', 'projects/lantern', 'Lantern project', 'page', 'Brass lanterns, rebuilt every spring.', '2024-03-01: new wicks', '{}', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '2026-11-25 17:25:03.344948+00', '2026-11-25 17:25:03.344948+00', 'put');
-INSERT INTO brain.pages VALUES (3, 'notes', 'people/alice-smith', 'Alice (notes)', 'page', 'Call Alice about the wicks.', '', '{}', 'cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc', '2026-11-25 17:25:03.344948+00', '2026-11-25 17:25:03.344948+00', 'put');
+INSERT INTO brain.pages VALUES (1, 'default', 'people/alice-smith', 'Alice Smith', 'page', 'Alice keeps the harbour lanterns lit.', '', '{}', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '2026-11-25 17:48:20.148958+00', '2026-11-25 17:48:20.148958+00', 'put');
+INSERT INTO brain.pages VALUES (2, 'default', 'projects/lantern', 'Lantern project', 'page', 'Brass lanterns, rebuilt every spring.', '2024-03-01: new wicks', '{}', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '2026-11-25 17:48:20.148958+00', '2026-11-25 17:48:20.148958+00', 'put');
+INSERT INTO brain.pages VALUES (3, 'notes', 'people/alice-smith', 'Alice (notes)', 'page', 'Call Alice about the wicks.', '', '{}', 'cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc', '2026-11-25 17:48:20.148958+00', '2026-11-25 17:48:20.148958+00', 'put');
 
 
 --
@@ -4184,8 +4187,8 @@ INSERT INTO brain.source_boosts VALUES ('people/', 1.5);
 -- Data for Name: sources; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.sources VALUES ('default', 'Default source', '2026-11-25 17:25:03.222856+00', '{}');
-INSERT INTO brain.sources VALUES ('notes', 'Notes', '2026-11-25 17:25:03.344948+00', '{}');
+INSERT INTO brain.sources VALUES ('default', 'Default source', '2026-11-25 17:48:19.989586+00', '{}');
+INSERT INTO brain.sources VALUES ('notes', 'Notes', '2026-11-25 17:48:20.148958+00', '{}');
 
 
 --
