@@ -40,6 +40,16 @@ func getCommand() *cli.Command {
 					}
 					if typedExt || !markdown.ValidSlug(markdown.NormalizeSlug(slug)) {
 						if s, ok := markdown.SuggestSlug(name); ok && s != markdown.NormalizeSlug(slug) {
+							// A file whose name collided with another's
+							// ("notes.md" beside "Notes.md") is stored
+							// under its suffixed slug.
+							if typedExt {
+								if x := markdown.SuffixSlug(s, slug); x != s {
+									if _, e := b.GetPage(ctx, source, x); e == nil {
+										return fmt.Errorf("%w; did you mean %q? (a file %s imports under that slug when another file's name maps to %q too)", err, x, slug, s)
+									}
+								}
+							}
 							if _, e := b.GetPage(ctx, source, s); e == nil {
 								return fmt.Errorf("%w; did you mean %q? (a file named %s.md imports under that slug)", err, s, name)
 							}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgbrain/pgbrain/internal/markdown"
 	"github.com/pgbrain/pgbrain/testdb"
 )
 
@@ -229,6 +230,35 @@ func TestGetSuggestsTheSlugOfAFileName(t *testing.T) {
 		if tt.hint == "" && strings.Contains(errOut, "imports") {
 			t.Errorf("get %q: %q; a valid slug that is missing needs no file-name hint", tt.arg, errOut)
 		}
+	}
+}
+
+// Of two files whose names map to one slug, get names the slug each was
+// stored under: "Notes.md" the plain one, "notes.md" its suffixed one.
+func TestGetSuggestsTheSlugOfACollidingFile(t *testing.T) {
+	t.Parallel()
+	url := testdb.New(t)
+	dir := t.TempDir()
+	for name, body := range map[string]string{"Notes.md": "# Upper\n\nfirst\n", "notes.md": "# Lower\n\nsecond\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, errOut, code := pgbrain(t, url, "", "import", dir); code != 0 {
+		t.Fatalf("import: exit %d: %s %s", code, out, errOut)
+	}
+	suffixed := markdown.SuffixSlug("notes", "notes.md")
+	for arg, hint := range map[string]string{
+		"Notes.md": `did you mean "notes"?`,
+		"notes.md": fmt.Sprintf("did you mean %q?", suffixed),
+	} {
+		_, errOut, code := pgbrain(t, url, "", "get", arg)
+		if code == 0 || !strings.Contains(errOut, hint) {
+			t.Errorf("get %s: exit %d, %q; want %s", arg, code, errOut, hint)
+		}
+	}
+	if out, errOut, code := pgbrain(t, url, "", "get", suffixed); code != 0 || !strings.Contains(out, "second") {
+		t.Errorf("get %s: exit %d, %q %q; want the lower-case file's page", suffixed, code, out, errOut)
 	}
 }
 
