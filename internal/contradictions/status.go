@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/pgbrain/pgbrain/internal/shellquote"
 )
 
 // Day is one day of the trend.
@@ -127,9 +129,9 @@ func LatestRun(ctx context.Context, db DB) (*Latest, error) {
 	}
 	var r Resolvable
 	if _, err := pgx.ForEachRow(rows, []any{&r.Query, &r.SourceA, &r.SlugA, &r.SourceB, &r.SlugB, &r.Explanation, &r.HashA, &r.HashB}, func() error {
-		r.Open = fmt.Sprintf("pgbrain get %s --source %s", shellQuote(r.SlugA), shellQuote(r.SourceA))
+		r.Open = fmt.Sprintf("pgbrain get %s --source %s", shellquote.Quote(r.SlugA), shellquote.Quote(r.SourceA))
 		if r.SlugA != r.SlugB || r.SourceA != r.SourceB {
-			r.Open += fmt.Sprintf("; pgbrain get %s --source %s", shellQuote(r.SlugB), shellQuote(r.SourceB))
+			r.Open += fmt.Sprintf("; pgbrain get %s --source %s", shellquote.Quote(r.SlugB), shellquote.Quote(r.SourceB))
 		}
 		r.Dismiss = fmt.Sprintf("pgbrain eval suspected-contradictions dismiss %s %s", r.HashA, r.HashB)
 		l.High = append(l.High, r)
@@ -148,21 +150,6 @@ func Dismiss(ctx context.Context, db DB, a, b, note string) (bool, error) {
 		return false, fmt.Errorf("marking the pair as not a contradiction: %w", err)
 	}
 	return added, nil
-}
-
-// shellQuote quotes s for a POSIX shell unless it is plainly safe.
-func shellQuote(s string) string {
-	safe := s != ""
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("/._+-", c)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // MaxQueryChars bounds a query read from a file, as captured queries are.

@@ -18,6 +18,7 @@ import (
 	"github.com/pgbrain/pgbrain/internal/embed"
 	"github.com/pgbrain/pgbrain/internal/markdown"
 	"github.com/pgbrain/pgbrain/internal/nice"
+	"github.com/pgbrain/pgbrain/internal/shellquote"
 )
 
 // Options control an import.
@@ -386,7 +387,7 @@ func checkSource(ctx context.Context, b *brain.Brain, source string) error {
 		return err
 	}
 	if !ok {
-		return fmt.Errorf("source %q does not exist: create it with 'pgbrain sources add %s'", source, source)
+		return fmt.Errorf("source %q does not exist: create it with 'pgbrain sources add %s'", source, shellquote.Quote(source))
 	}
 	return nil
 }

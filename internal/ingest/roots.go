@@ -14,6 +14,7 @@ import (
 
 	"github.com/pgbrain/pgbrain/internal/brain"
 	"github.com/pgbrain/pgbrain/internal/markdown"
+	"github.com/pgbrain/pgbrain/internal/shellquote"
 )
 
 // querier is what the folder records are read and written through: the
@@ -158,12 +159,12 @@ func checkNesting(ctx context.Context, b *brain.Brain, source, dir, root string)
 		if rel, ok := within(root, r); ok && !hidden(rel) {
 			return nil, fmt.Errorf("import directory %s is inside %s, which source %q was imported from: its files are pages under %q there, and importing the folder alone would store them again under new slugs. "+
 				"Import %s to update them, or give this folder a source of its own (pgbrain sources add NAME, then pgbrain import --source NAME %s), or pass --nested to import it into %q anyway",
-				dir, r, source, slugPrefix(rel), r, dir, source)
+				dir, r, source, slugPrefix(rel), r, shellquote.Quote(dir), source)
 		}
 		if rel, ok := within(r, root); ok && !hidden(rel) {
 			return nil, fmt.Errorf("import directory %s holds %s, which source %q was imported from: the pages of its files would be stored again under slugs starting %q. "+
 				"Import %s again to update them, or import this folder into a source of its own (pgbrain sources add NAME, then pgbrain import --source NAME %s), or pass --nested to import it into %q anyway",
-				dir, r, source, slugPrefix(rel), r, dir, source)
+				dir, r, source, slugPrefix(rel), r, shellquote.Quote(dir), source)
 		}
 	}
 	return others, nil

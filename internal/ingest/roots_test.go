@@ -47,7 +47,8 @@ func TestImportRefusesNestedFolders(t *testing.T) {
 	}{
 		{filepath.Join(notes, "work"), []string{"is inside " + notes, `"work/"`, "--nested", "--source NAME"}},
 		{filepath.Join(notes, "work", "deep"), []string{"is inside " + notes, `"work/deep/"`}},
-		{filepath.Join(notes, "Café", "Menu"), []string{"is inside " + notes, `"café/menu/"`}},
+		{filepath.Join(notes, "Café", "Menu"), []string{"is inside " + notes, `"café/menu/"`,
+			"pgbrain import --source NAME '" + filepath.Join(notes, "Café", "Menu") + "')"}}, // pasteable
 		{top, []string{"holds ", "alice-notes", `"alice-notes/"`, "--nested"}},
 	} {
 		_, err := ingest.ImportDir(ctx, b, tt.dir, ingest.Options{NoEmbed: true})

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/pgbrain/pgbrain/internal/shellquote"
 )
 
 // MaxFileBytes is the largest file an import reads: the pages table refuses
@@ -81,7 +83,7 @@ func walkDir(root string, avoid ...string) (walkResult, error) {
 		return walkResult{}, fmt.Errorf("import directory: %w", err)
 	}
 	if !st.IsDir() {
-		return walkResult{}, fmt.Errorf("import directory %s is not a directory; to add one file, use: pgbrain put SLUG < %s", root, root)
+		return walkResult{}, fmt.Errorf("import directory %s is not a directory; to add one file, use: pgbrain put SLUG < %s", root, shellquote.Quote(root))
 	}
 	w := &walker{visited: map[devIno]string{}, avoid: avoid}
 	if id, ok := fileID(st); ok {
