@@ -155,18 +155,20 @@ func cutNote(w io.Writer, r *search.Response) {
 	}
 	kept, _ := cut["words_kept"].(float64)
 	total, _ := cut["words_total"].(float64)
-	// words_total counts the words of the first 8,192 characters only.
-	of := ""
-	if utf8.RuneCountInString(r.Query) > 8192 {
-		if kept >= total {
-			// Every word of the part read was kept: what was cut is the
-			// characters past it (one very long word, say).
-			fmt.Fprintln(w, "pgbrain: note: only the start of the query was searched: its first 8,192 characters (see docs/security.md, \"Bounded queries\")")
-			return
+	chars, _ := cut["chars_kept"].(float64)
+	if kept >= 32 && kept < total {
+		// The distinct-word limit cut it. words_total counts the words of
+		// the first 8,192 characters only.
+		of := ""
+		if utf8.RuneCountInString(r.Query) > 8192 {
+			of = "at least "
 		}
-		of = "at least "
+		fmt.Fprintf(w, "pgbrain: note: only the start of the query was searched: its first %d distinct words of %s%d (see docs/security.md, \"Bounded queries\")\n", int(kept), of, int(total))
+		return
 	}
-	fmt.Fprintf(w, "pgbrain: note: only the start of the query was searched: its first %d distinct words of %s%d (see docs/security.md, \"Bounded queries\")\n", int(kept), of, int(total))
+	// Cut by the word count, the characters, or inside one long word.
+	fmt.Fprintf(w, "pgbrain: note: only the start of the query was searched: its first %d of %d characters (search reads up to 32 distinct words, 128 words or 4,096 characters; see docs/security.md, \"Bounded queries\")\n",
+		int(chars), utf8.RuneCountInString(r.Query))
 }
 
 // knownSources refuses a --source that names no source, which would
