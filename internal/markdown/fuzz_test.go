@@ -17,6 +17,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("x", []byte("\ufeff---\r\na: 1\r\n---\r\n```\n# no\n```\n"))
 	f.Add("x", []byte("---\n- list\n---\n"))
 	f.Add("Bad Slug", []byte("text"))
+	f.Add("readme", []byte("Tool - a thing\r\n===\r\n\n- list\n===\n"))
 	f.Fuzz(func(t *testing.T, slug string, data []byte) {
 		p, err := Parse(slug, data)
 		if err != nil {

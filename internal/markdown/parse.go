@@ -149,13 +149,16 @@ func trimBlock(s string) string {
 	}
 }
 
-// firstH1 returns the text of the first level-1 ATX heading outside code
-// fences, so "# comment" lines in shell snippets are not taken as titles.
+// firstH1 returns the text of the first level-1 heading outside code
+// fences, so "# comment" lines in shell snippets are not taken as titles:
+// an ATX heading ("# Title") or a setext one (a paragraph underlined with
+// "===", as many READMEs write it).
 func firstH1(s string) string {
 	var open fence
 	inFence := false
+	var para []string // the paragraph so far, for a setext underline
 	for _, l := range splitLines(s) {
-		t := s[l.start:l.end]
+		t := strings.TrimRight(s[l.start:l.end], "\r")
 		if inFence {
 			inFence = !open.closes(t)
 			continue
@@ -164,11 +167,54 @@ func firstH1(s string) string {
 			if level == 1 && text != "" {
 				return collapseSpace(text)
 			}
+			para = nil
 			continue
 		}
-		open, inFence = openFence(t)
+		if len(para) > 0 && setextH1Underline(t) {
+			if text := collapseSpace(strings.Join(para, " ")); text != "" {
+				return text
+			}
+		}
+		if open, inFence = openFence(t); inFence || isBlank(t) {
+			para = nil
+			continue
+		}
+		if len(para) == 0 && !paragraphStart(t) {
+			continue
+		}
+		para = append(para, strings.TrimSpace(t))
 	}
 	return ""
+}
+
+// setextH1Underline reports whether l is "=" repeated (up to three spaces
+// before, spaces after), which makes the paragraph above it a level-1
+// heading.
+func setextH1Underline(l string) bool {
+	t := strings.TrimRight(l, " \t")
+	u := strings.TrimLeft(t, " ")
+	return len(t)-len(u) <= 3 && u != "" && strings.Trim(u, "=") == ""
+}
+
+// paragraphStart reports whether l can begin a paragraph that an underline
+// turns into a heading: not indented code, a quote, a list item, a table
+// row or a thematic break.
+func paragraphStart(l string) bool {
+	u := strings.TrimLeft(l, " ")
+	if len(l)-len(u) > 3 || u == "" {
+		return false
+	}
+	switch u[0] {
+	case '>', '|', '<':
+		return false
+	case '-', '*', '+', '_', '=':
+		return len(u) > 1 && u[1] != ' ' && u[1] != '\t' && u[1] != u[0]
+	}
+	i := 0
+	for i < len(u) && i < 9 && u[i] >= '0' && u[i] <= '9' {
+		i++
+	}
+	return !(i > 0 && i < len(u) && (u[i] == '.' || u[i] == ')'))
 }
 
 // textField reads a frontmatter key that must be a single value. Missing and

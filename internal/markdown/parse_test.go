@@ -289,6 +289,18 @@ func TestParseTitleAndType(t *testing.T) {
 		{"empty H1 skipped", "a", "#\n# Next\n", "Next", "page"},
 		{"slug segment fallback", "people/alice-smith", "no headings", "alice-smith", "people"},
 		{"frontmatter wins", "people/bob", "---\ntitle: Robert\ntype: contact\n---\n# Bob\n", "Robert", "contact"},
+		{"setext H1", "a", "APT\n===\n\ntext\n", "APT", "page"},
+		{"setext H1 of two lines, crlf", "a", "Git - fast, scalable,\r\ndistributed revision control\r\n=======\r\n", "Git - fast, scalable, distributed revision control", "page"},
+		{"setext H1 after an ATX H2", "a", "## Intro\nThe Tool\n  ==  \n", "The Tool", "page"},
+		{"first H1 of either kind wins", "a", "Setext\n===\n# Atx\n", "Setext", "page"},
+		{"setext H2 is not a title", "a", "Sub\n---\n", "a", "page"},
+		{"underline after a blank line is text", "a", "para\n\n===\n", "a", "page"},
+		{"list item underlined is no heading", "a", "- item\n===\n", "a", "page"},
+		{"numbered item underlined is no heading", "a", "1. item\n===\n", "a", "page"},
+		{"quote underlined is no heading", "a", "> quoted\n===\n", "a", "page"},
+		{"indented code underlined is no heading", "a", "    code\n===\n", "a", "page"},
+		{"underline inside a fence ignored", "a", "```\nx\n===\n```\n", "a", "page"},
+		{"four-space underline is no underline", "a", "para\n    ===\n", "a", "page"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
