@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -151,40 +152,74 @@ func trimBlock(s string) string {
 
 // firstH1 returns the text of the first level-1 heading outside code
 // fences, so "# comment" lines in shell snippets are not taken as titles:
-// an ATX heading ("# Title") or a setext one (a paragraph underlined with
-// "===", as many READMEs write it).
+// an ATX heading ("# Title") or a setext one (a paragraph of at most three
+// lines underlined with "===", as many READMEs write it). HTML comments,
+// HTML blocks, lists, quotes and tables do not make paragraphs, so a
+// licence comment above an underlined name is not part of the title.
+// Inline links, images and code spans keep their text only.
 func firstH1(s string) string {
 	var open fence
-	inFence := false
+	inFence, inComment, inOther := false, false, false
 	var para []string // the paragraph so far, for a setext underline
 	for _, l := range splitLines(s) {
 		t := strings.TrimRight(s[l.start:l.end], "\r")
-		if inFence {
+		switch {
+		case inFence:
 			inFence = !open.closes(t)
+			continue
+		case inComment:
+			inComment = !strings.Contains(t, "-->")
 			continue
 		}
 		if level, text, ok := atxHeading(t); ok {
-			if level == 1 && text != "" {
-				return collapseSpace(text)
+			if text = titleText(text); level == 1 && text != "" {
+				return text
 			}
-			para = nil
+			para, inOther = nil, false
 			continue
 		}
 		if len(para) > 0 && setextH1Underline(t) {
-			if text := collapseSpace(strings.Join(para, " ")); text != "" {
+			if text := titleText(strings.Join(para, " ")); text != "" && len(para) <= 3 {
 				return text
 			}
-		}
-		if open, inFence = openFence(t); inFence || isBlank(t) {
 			para = nil
 			continue
 		}
-		if len(para) == 0 && !paragraphStart(t) {
+		if open, inFence = openFence(t); inFence || isBlank(t) {
+			para, inOther = nil, false
 			continue
+		}
+		if len(para) == 0 {
+			u := strings.TrimLeft(t, " ")
+			if len(t)-len(u) <= 3 && strings.HasPrefix(u, "<!--") {
+				inComment = !strings.Contains(u[4:], "-->")
+				continue
+			}
+			if inOther || !paragraphStart(t) {
+				inOther = true // until a blank line: its lines are no paragraph
+				continue
+			}
 		}
 		para = append(para, strings.TrimSpace(t))
 	}
 	return ""
+}
+
+var (
+	inlineImage = regexp.MustCompile(`!\[[^\]]*\](\([^)]*\)|\[[^\]]*\])`)
+	inlineLink  = regexp.MustCompile(`\[([^\]]*)\](\([^)]*\)|\[[^\]]*\])`)
+	codeSpan    = regexp.MustCompile("`+([^`]*)`+")
+)
+
+// titleText is a heading's text as a title: "[libcbor](https://...)" keeps
+// its text, an image (a logo, a build badge, a badge inside a link) is
+// dropped, "`node:module`" keeps its code, and runs of white space are one
+// space.
+func titleText(s string) string {
+	s = inlineImage.ReplaceAllString(s, "")
+	s = inlineLink.ReplaceAllString(s, "$1")
+	s = codeSpan.ReplaceAllString(s, "$1")
+	return collapseSpace(s)
 }
 
 // setextH1Underline reports whether l is "=" repeated (up to three spaces

@@ -301,6 +301,15 @@ func TestParseTitleAndType(t *testing.T) {
 		{"indented code underlined is no heading", "a", "    code\n===\n", "a", "page"},
 		{"underline inside a fence ignored", "a", "```\nx\n===\n```\n", "a", "page"},
 		{"four-space underline is no underline", "a", "para\n    ===\n", "a", "page"},
+		{"HTML comment above a setext heading", "a", "<!-- licence\n blah -->\nReal Title\n===\n", "Real Title", "page"},
+		{"HTML comment with blank lines", "a", "<!--\n\nLicensed to the ASF\n\n-->\nApache Commons CLI\n===\n", "Apache Commons CLI", "page"},
+		{"HTML block until a blank line", "a", "<div>\nbadge\n===\n\nName\n===\n", "Name", "page"},
+		{"lazy list continuation is no paragraph", "a", "- item\ncontinued\n===\n", "a", "page"},
+		{"long paragraph underlined is no title", "a", "one\ntwo\nthree\nfour\n===\n# Short\n", "Short", "page"},
+		{"link and code in a heading keep their text", "a", "# [libcbor](https://github.com/PJK/libcbor) and `node:module` ![logo](x.png)\n", "libcbor and node:module", "page"},
+		{"badge inside a link is dropped", "a", "pkgconf [![test](https://x/badge.svg)](https://x/test.yml)\n===\n", "pkgconf", "page"},
+		{"heading of a badge alone falls back", "doc/tool", "# [![build](https://x/b.svg)](https://x)\n", "tool", "doc"},
+		{"reference link keeps its text", "a", "Tool [docs][1]\n===\n", "Tool docs", "page"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
