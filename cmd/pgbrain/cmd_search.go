@@ -159,11 +159,11 @@ func cutNote(w io.Writer, r *search.Response) {
 	if kept >= 32 && kept < total {
 		// The distinct-word limit cut it. words_total counts the words of
 		// the first 8,192 characters only.
-		of := ""
+		more := ""
 		if utf8.RuneCountInString(r.Query) > 8192 {
-			of = "at least "
+			more = " or more"
 		}
-		fmt.Fprintf(w, "pgbrain: note: only the start of the query was searched: its first %d distinct words of %s%d (see docs/security.md, \"Bounded queries\")\n", int(kept), of, int(total))
+		fmt.Fprintf(w, "pgbrain: note: only the start of the query was searched: its first %d distinct words of %d%s (see docs/security.md, \"Bounded queries\")\n", int(kept), int(total), more)
 		return
 	}
 	// Cut by the word count, the characters, or inside one long word.
@@ -186,12 +186,32 @@ func knownSources(ctx context.Context, b *brain.Brain, ids []string) error {
 	return nil
 }
 
+// hasFlag reports whether flags holds one named name.
+func hasFlag(flags []cli.Flag, name string) bool {
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name && name != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // searchArgs validates what both commands share, before any database work.
 func searchArgs(c *cli.Context, name string) (string, search.Options, error) {
 	var o search.Options
 	if c.NArg() != 1 {
 		// A single-dash word is kept as a query word ("-emacs" negates), so
 		// a mistyped flag such as -n arrives here as an extra argument.
+		for _, a := range c.Args().Slice() {
+			// A real flag after the query: it came after "--", which makes
+			// every later argument part of the query.
+			if f := strings.TrimLeft(strings.SplitN(a, "=", 2)[0], "-"); strings.HasPrefix(a, "--") && hasFlag(c.Command.Flags, f) {
+				return "", o, usageError("%s: %s is a flag of %s, but it came after \"--\", which makes everything after it the query; put flags before it: pgbrain %s [flags] -- \"QUERY\"",
+					name, a, name, name)
+			}
+		}
 		for _, a := range c.Args().Slice() {
 			if len(a) > 1 && a[0] == '-' {
 				return "", o, usageError("%s: give exactly one query, quoted (pgbrain %s \"QUERY\"); %s is not a flag of %s (see 'pgbrain %s --help'), and a -word that excludes pages goes inside the quoted query",

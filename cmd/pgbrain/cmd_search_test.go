@@ -33,6 +33,8 @@ func TestSearchRefusesBadQueries(t *testing.T) {
 		{"short flag that is not one", []string{"search", "-n", "3", "ssh"}, "-n is not a flag of search"},
 		{"query that starts with --", []string{"search", "--recurse"}, `goes after --, as in: pgbrain search -- "--recurse"`},
 		{"query that starts with -- and a space", []string{"query", "-- recurse"}, "goes after --"},
+		{"a flag after --", []string{"search", "--", "-grep cheat", "--limit", "3"}, `--limit is a flag of search, but it came after "--"`},
+		{"a flag=value after --", []string{"query", "--", "-grep cheat", "--json"}, `--json is a flag of query, but it came after "--"`},
 		{"a pasted page, cut short", []string{"search", "--- title: x\n" + strings.Repeat("text ", 4000)}, `not a flag: "--- title: x\ntext text`},
 		{"empty query", []string{"query", ""}, "the query is empty"},
 		{"blank query", []string{"search", " \t "}, "the query is empty"},
@@ -282,7 +284,7 @@ func TestLongQuerySaysItWasCut(t *testing.T) {
 		{"search", strings.Join(words, " "), "first 32 distinct words of 40"},
 		{"query", strings.Join(words, " "), "first 32 distinct words of 40"},
 		{"search", strings.Join(dotted, "·"), "first 64 word groups"},
-		{"search", strings.Repeat(strings.Join(words, " ")+" ", 30), "first 32 distinct words of at least 40"}, // 10,000 characters
+		{"search", strings.Repeat(strings.Join(words, " ")+" ", 30), "first 32 distinct words of 40 or more"}, // 10,000 characters
 		// one word of 10,000 characters: what was cut is characters
 		{"search", strings.Repeat("x", 10000), "its first 4096 of 10000 characters"},
 		// one word 200 times: the 129th word ends it
