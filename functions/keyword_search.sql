@@ -6,10 +6,11 @@
 -- * The query is read by brain.parse_query: a bag of words; quoted phrases
 --   and -negations are required of every result; nothing raises on raw
 --   input; a query without indexable positive words returns no rows.
--- * Every query term counts: BM25 = Σ_t idf(t) · tf'(t)(k1 + 1) /
---   (tf'(t) + k1(1 − b + b·doc_len/avgdl)) over all of the query's terms
---   (doc_len taken as avgdl for a term the chunk holds only in its title,
---   which every chunk of the page repeats)
+-- * Every query term counts: BM25F = Σ_t idf(t) · tf'(t)(k1 + 1) /
+--   (tf'(t) + k1), tf'(t) = title_weight · tf_title + tf_text / (1 − b +
+--   b·doc_len/avgdl), over all of the query's terms (the title, which every
+--   chunk of the page repeats, is not length-normalised; timeline
+--   positions count timeline_weight in tf_text)
 --   (a hyphenated word counts through its parts and joined form; its own
 --   lexeme only when none of its parts is a term)
 --   (k1, b, field weights from brain.search_settings); score =
@@ -602,25 +603,27 @@ BEGIN ATOMIC
 		-- ORDER BY inside the sums sorted each chunk's rows apart, a third
 		-- of the function's time): chunks with the same text get the same
 		-- score to the last bit, so their tie is broken by id
-		-- A lexeme found only in the title (all its positions weight A)
-		-- is normalised at the average length: the title is the page's,
-		-- repeated in each of its chunks, so its evidence does not grow as
-		-- a chunk gets shorter (a title-only query picked the page's short
-		-- timeline chunk over its compiled truth).
-		SELECT x.id, x.lexeme,
-		       CASE WHEN coalesce(ac.na, 0) >= cardinality(x.positions) THEN avgdl ELSE x.doc_len END AS doc_len,
+		-- ta: the title's (weight A) share of the term frequency, tb the
+		-- text's (timeline weighted, every other position once).
+		SELECT x.id, x.lexeme, x.doc_len,
 		       idfs[array_position(lexemes, x.lexeme)] AS idf,
-		       cardinality(x.positions) + (w_a - 1) * coalesce(ac.na, 0) + (w_c - 1) * coalesce(ac.nc, 0) AS tf
+		       w_a * coalesce(ac.na, 0) AS ta,
+		       cardinality(x.positions) - coalesce(ac.na, 0) + (w_c - 1) * coalesce(ac.nc, 0) AS tb
 		FROM (SELECT t.id, t.doc_len, u.lexeme, u.positions
 		      FROM t, unnest(ts_filter(setweight(setweight(t.tsv, 'D'), 'A', lexemes), '{a}')) u) x
 		LEFT JOIN ac ON ac.id = x.id AND ac.lexeme = x.lexeme
 		ORDER BY x.id, x.lexeme
 	), m AS (
-		SELECT tf.id, sum(tf.idf * tf.tf * (k1 + 1) / (tf.tf + k1 * (1 - b + b * tf.doc_len / avgdl))) AS bm25,
-		       sum(tf.idf) AS held
-		FROM tf
-		WHERE tf.tf > 0
-		GROUP BY tf.id
+		-- BM25F: only the text's frequency is normalised by the chunk's
+		-- length. The title is the page's, the same in each of its chunks,
+		-- so a word found in it counts alike in a long chunk and a short
+		-- one (a title-only query showed a page's one-line timeline chunk
+		-- instead of its compiled truth), and a mention in the text can
+		-- only add to it.
+		SELECT f.id, sum(f.idf * f.tfp * (k1 + 1) / (f.tfp + k1)) AS bm25, sum(f.idf) AS held
+		FROM (SELECT tf.id, tf.idf, tf.ta + tf.tb / (1 - b + b * tf.doc_len / avgdl) AS tfp
+		      FROM tf WHERE tf.ta + tf.tb > 0) f
+		GROUP BY f.id
 	)
 	SELECT t.id,
 	       (coalesce(m.bm25, 0)

@@ -15,7 +15,7 @@ import (
 // written out over unnest(tsvector): title (A) and timeline (C) positions
 // weighted, every other position (B, and D, which a DBA's tsvector may
 // hold) once, a stripped tsvector's lexemes (no positions) not at all,
-// a lexeme only the title holds normalised at the average length, the
+// the text's frequency alone normalised by the chunk's length (BM25F), the
 // coverage factor and the strict bonus (none for a NULL strict query); one row per chunk however often the ids name it, none for an id
 // no chunk has. Chunks with the same text must get bit-identical scores,
 // so their tie is broken by id alone.
@@ -50,13 +50,12 @@ func TestBM25ScoresFollowTheFormula(t *testing.T) {
 		       * CASE WHEN c.tsv @@ $3::tsquery THEN 1 + $5::float8 ELSE 1 END
 		FROM brain.chunks c
 		LEFT JOIN LATERAL (
-			SELECT sum(i.idf * f.tf * 2.2 / (f.tf + 1.2 * (0.25 + 0.75 * f.dl / $4::float8))) AS bm25, sum(i.idf) AS held
+			SELECT sum(i.idf * f.tf * 2.2 / (f.tf + 1.2)) AS bm25, sum(i.idf) AS held
 			FROM (SELECT u.lexeme,
-			             CASE WHEN cardinality(u.weights) > 0 AND cardinality(array_positions(u.weights, 'A')) = cardinality(u.weights)
-			                  THEN $4::float8 ELSE c.doc_len END AS dl,
-			             2.0 * cardinality(array_positions(u.weights, 'A')) + 0.5 * cardinality(array_positions(u.weights, 'C'))
-			             + cardinality(u.weights) - cardinality(array_positions(u.weights, 'A'))
-			             - cardinality(array_positions(u.weights, 'C')) AS tf
+			             2.0 * cardinality(array_positions(u.weights, 'A'))
+			             + (0.5 * cardinality(array_positions(u.weights, 'C'))
+			                + cardinality(u.weights) - cardinality(array_positions(u.weights, 'A'))
+			                - cardinality(array_positions(u.weights, 'C'))) / (0.25 + 0.75 * c.doc_len / $4::float8) AS tf
 			      FROM unnest(c.tsv) u) f
 			JOIN unnest($1::text[], $2::float8[]) AS i (lexeme, idf) ON i.lexeme = f.lexeme) m ON true
 		ORDER BY c.id`

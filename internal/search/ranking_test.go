@@ -193,6 +193,16 @@ func TestTitleOnlyWordIsNotLengthNormalised(t *testing.T) {
 	if a, b := scoreOf(t, db, "stripes", "zz/short"), scoreOf(t, db, "stripes", "zz/long"); a <= b {
 		t.Errorf("a word of the text: short page %v, long page %v; want the shorter higher", a, b)
 	}
+	// A mention in the text adds to the title's word, however long the
+	// chunk: the page whose text also says "zebra" is not below the one
+	// whose text does not.
+	seed(t, db, []page{
+		{slug: "zm/mentions", title: "Okapi", chunks: []chunk{{ct, "the okapi " + long, v}}},
+		{slug: "zm/silent", title: "Okapi", chunks: []chunk{{ct, "the animal " + long, v}}},
+	})
+	if a, b := scoreOf(t, db, "okapi", "zm/mentions"), scoreOf(t, db, "okapi", "zm/silent"); a <= b {
+		t.Errorf("a title word the long text also holds: %v, against %v where only the title holds it; want it higher", a, b)
+	}
 }
 
 // TestWordProximity checks the proximity factor: a chunk where two
