@@ -49,9 +49,11 @@ $fn$;
 -- * "a quoted phrase" (straight or curly quotes; an unclosed quote runs to
 --   the end) must match as a phrase;
 -- * -word (a dash at the start of a whitespace-separated word, directly
---   followed by at least two letters or digits) excludes pages containing
---   that word; a dash before one character ("grep -e pattern", "ls -l") is
---   a command-line flag pasted with its command, read as a word;
+--   followed by a letter or digit) excludes pages containing that word,
+--   but a dash before a single character ("grep -e pattern", "ls -l": a
+--   command-line flag pasted with its command) or before a number ("-12",
+--   "-1.5") is read as a word; a Chinese or Japanese word excludes nothing
+--   (its characters are read as bigrams, the dash apart);
 -- * OR in capitals between two words lets either satisfy the strict match.
 -- Everything else is words: punctuation (a spaced dash, commas, brackets,
 -- question marks, emoji) separates words and never becomes an operator. A
@@ -143,7 +145,7 @@ BEGIN
 			pending_or := cardinality(comps) > 0;
 			CONTINUE;
 		END IF;
-		IF tok ~ '^-\w\w' THEN
+		IF tok ~ '^-\w' AND tok !~ '^-\w$' AND tok !~ '^-[0-9]+([.,][0-9]+)*$' THEN
 			g := brain.words_tsquery(substr(tok, 2));
 			IF g IS NOT NULL THEN
 				negated := negated || substr(tok, 2);

@@ -48,7 +48,7 @@ type QueryInput struct {
 
 // SearchInput is the search tool's arguments.
 type SearchInput struct {
-	Query   string   `json:"query" jsonschema:"keywords; quotes make a phrase and a leading - excludes a word"`
+	Query   string   `json:"query" jsonschema:"keywords; quotes make a phrase and a leading - excludes a word (not before a single character or a number)"`
 	Limit   *int     `json:"limit,omitempty" jsonschema:"results to return, 1-100 (default 10)"`
 	Sources []string `json:"sources,omitempty" jsonschema:"only search these source ids"`
 }
