@@ -387,7 +387,7 @@ func checkSource(ctx context.Context, b *brain.Brain, source string) error {
 		return err
 	}
 	if !ok {
-		return fmt.Errorf("source %q does not exist: create it with 'pgbrain sources add %s'", source, shellquote.Quote(source))
+		return fmt.Errorf("source %q does not exist: create it with: pgbrain sources add %s", source, shellquote.Quote(source))
 	}
 	return nil
 }

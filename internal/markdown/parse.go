@@ -152,74 +152,59 @@ func trimBlock(s string) string {
 
 // firstH1 returns the text of the first level-1 heading outside code
 // fences, so "# comment" lines in shell snippets are not taken as titles:
-// an ATX heading ("# Title") or a setext one (a paragraph of at most three
-// lines underlined with "===", as many READMEs write it). HTML comments,
-// HTML blocks, lists, quotes and tables do not make paragraphs, so a
-// licence comment above an underlined name is not part of the title.
-// Inline links, images and code spans keep their text only.
+// an ATX heading ("# Title") or a setext one, one line underlined with
+// "===" (as many READMEs write their name) that starts a paragraph after a
+// blank line, a heading or the start of the text. So a line that continues
+// a list item, a quote or a longer paragraph, a licence comment and an
+// HTML block are never a title. A setext title of more than 300
+// characters is no title either. Inline links, images and code spans keep
+// their text only.
 func firstH1(s string) string {
 	var open fence
-	inFence, inComment, inOther := false, false, false
-	var para []string // the paragraph so far, for a setext underline
+	inFence, inComment := false, false
+	prevEnds := true // the previous line ends any paragraph (blank, heading, fence, start)
+	cand := ""       // a one-line paragraph that an underline would make a heading
 	for _, l := range splitLines(s) {
 		t := strings.TrimRight(s[l.start:l.end], "\r")
 		switch {
 		case inFence:
 			inFence = !open.closes(t)
+			prevEnds = !inFence
 			continue
 		case inComment:
 			inComment = !strings.Contains(t, "-->")
+			prevEnds = !inComment
 			continue
 		}
+		if cand != "" && setextH1Underline(t) {
+			if text := titleText(cand); text != "" && utf8.RuneCountInString(text) <= 300 {
+				return text
+			}
+		}
+		wasEnd := prevEnds
+		cand, prevEnds = "", false
 		if level, text, ok := atxHeading(t); ok {
 			if text = titleText(text); level == 1 && text != "" {
 				return text
 			}
-			para, inOther = nil, false
-			continue
-		}
-		if len(para) > 0 && setextH1Underline(t) {
-			if text := titleText(strings.Join(para, " ")); text != "" && len(para) <= 3 {
-				return text
-			}
-			para = nil
+			prevEnds = true
 			continue
 		}
 		if open, inFence = openFence(t); inFence || isBlank(t) {
-			para, inOther = nil, false
+			prevEnds = true
 			continue
 		}
-		if len(para) == 0 {
-			u := strings.TrimLeft(t, " ")
-			if len(t)-len(u) <= 3 && strings.HasPrefix(u, "<!--") {
-				inComment = !strings.Contains(u[4:], "-->")
-				continue
-			}
-			if inOther || !paragraphStart(t) {
-				inOther = true // until a blank line: its lines are no paragraph
-				continue
-			}
+		u := strings.TrimLeft(t, " ")
+		if len(t)-len(u) <= 3 && strings.HasPrefix(u, "<!--") {
+			inComment = !strings.Contains(u[4:], "-->")
+			prevEnds = !inComment
+			continue
 		}
-		para = append(para, strings.TrimSpace(t))
+		if wasEnd && paragraphStart(t) {
+			cand = strings.TrimSpace(t)
+		}
 	}
 	return ""
-}
-
-var (
-	inlineImage = regexp.MustCompile(`!\[[^\]]*\](\([^)]*\)|\[[^\]]*\])`)
-	inlineLink  = regexp.MustCompile(`\[([^\]]*)\](\([^)]*\)|\[[^\]]*\])`)
-	codeSpan    = regexp.MustCompile("`+([^`]*)`+")
-)
-
-// titleText is a heading's text as a title: "[libcbor](https://...)" keeps
-// its text, an image (a logo, a build badge, a badge inside a link) is
-// dropped, "`node:module`" keeps its code, and runs of white space are one
-// space.
-func titleText(s string) string {
-	s = inlineImage.ReplaceAllString(s, "")
-	s = inlineLink.ReplaceAllString(s, "$1")
-	s = codeSpan.ReplaceAllString(s, "$1")
-	return collapseSpace(s)
 }
 
 // setextH1Underline reports whether l is "=" repeated (up to three spaces
@@ -231,25 +216,54 @@ func setextH1Underline(l string) bool {
 	return len(t)-len(u) <= 3 && u != "" && strings.Trim(u, "=") == ""
 }
 
-// paragraphStart reports whether l can begin a paragraph that an underline
-// turns into a heading: not indented code, a quote, a list item, a table
-// row or a thematic break.
+// paragraphStart reports whether l can begin a paragraph: not indented
+// code (four spaces or a tab), a quote, a list item, a table row, an HTML
+// block, a link reference definition or a thematic break.
 func paragraphStart(l string) bool {
 	u := strings.TrimLeft(l, " ")
-	if len(l)-len(u) > 3 || u == "" {
+	if len(l)-len(u) > 3 || u == "" || u[0] == '\t' {
 		return false
 	}
 	switch u[0] {
 	case '>', '|', '<':
 		return false
-	case '-', '*', '+', '_', '=':
-		return len(u) > 1 && u[1] != ' ' && u[1] != '\t' && u[1] != u[0]
+	case '-', '*', '+':
+		if len(u) == 1 || u[1] == ' ' || u[1] == '\t' {
+			return false // a list item
+		}
+	case '[':
+		if linkRefDef.MatchString(u) {
+			return false
+		}
+	}
+	if thematicBreak.MatchString(u) {
+		return false
 	}
 	i := 0
 	for i < len(u) && i < 9 && u[i] >= '0' && u[i] <= '9' {
 		i++
 	}
-	return !(i > 0 && i < len(u) && (u[i] == '.' || u[i] == ')'))
+	// "1. item", "2) item": a numbered list item ("1.5 Release notes" is text)
+	return !(i > 0 && i < len(u) && (u[i] == '.' || u[i] == ')') && (i+1 == len(u) || u[i+1] == ' ' || u[i+1] == '\t'))
+}
+
+var (
+	linkRefDef    = regexp.MustCompile(`^\[[^\]]+\]:`)
+	thematicBreak = regexp.MustCompile(`^(-[ \t]*){3,}$|^(\*[ \t]*){3,}$|^(_[ \t]*){3,}$`)
+	inlineImage   = regexp.MustCompile(`!\[[^\]]*\](\([^)]*\)|\[[^\]]*\])`)
+	inlineLink    = regexp.MustCompile(`\[([^\]]*)\](\([^)]*\)|\[[^\]]*\])`)
+	codeSpan      = regexp.MustCompile("`+([^`]*)`+")
+)
+
+// titleText is a heading's text as a title: "[libcbor](https://...)" keeps
+// its text, an image (a logo, a build badge, a badge inside a link) is
+// dropped, "`node:module`" keeps its code, and runs of white space are one
+// space.
+func titleText(s string) string {
+	s = inlineImage.ReplaceAllString(s, "")
+	s = inlineLink.ReplaceAllString(s, "$1")
+	s = codeSpan.ReplaceAllString(s, "$1")
+	return collapseSpace(s)
 }
 
 // textField reads a frontmatter key that must be a single value. Missing and
