@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -167,8 +168,17 @@ func cutNote(w io.Writer, r *search.Response) {
 		return
 	}
 	// Cut by the word count, the characters, or inside one long word.
-	fmt.Fprintf(w, "pgbrain: note: only the start of the query was searched: its first %d of %d characters (search reads up to 32 distinct words, 128 words or 4,096 characters; see docs/security.md, \"Bounded queries\")\n",
-		int(chars), utf8.RuneCountInString(r.Query))
+	fmt.Fprintf(w, "pgbrain: note: only the start of the query was searched: its first %s of %s characters (search reads up to 32 distinct words, 128 words or 4,096 characters; see docs/security.md, \"Bounded queries\")\n",
+		grouped(int(chars)), grouped(utf8.RuneCountInString(r.Query)))
+}
+
+// grouped writes n with a comma between groups of three digits (4,096).
+func grouped(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // knownSources refuses a --source that names no source, which would

@@ -286,9 +286,9 @@ func TestLongQuerySaysItWasCut(t *testing.T) {
 		{"search", strings.Join(dotted, "·"), "first 64 word groups"},
 		{"search", strings.Repeat(strings.Join(words, " ")+" ", 30), "first 32 distinct words of 40 or more"}, // 10,000 characters
 		// one word of 10,000 characters: what was cut is characters
-		{"search", strings.Repeat("x", 10000), "its first 4096 of 10000 characters"},
+		{"search", strings.Repeat("x", 10000), "its first 4,096 of 10,000 characters"},
 		// one word 200 times: the 129th word ends it
-		{"search", strings.Repeat("widget ", 200), "its first 895 of 1400 characters"},
+		{"search", strings.Repeat("widget ", 200), "its first 895 of 1,400 characters"},
 		{"search", "widget", ""},
 	} {
 		_, errOut, code := pgbrain(t, b.url, "", tt.cmd, tt.q)
