@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -44,7 +45,7 @@ func getCommand() *cli.Command {
 							// ("notes.md" beside "Notes.md") is stored
 							// under its suffixed slug.
 							if typedExt {
-								if x := markdown.SuffixSlug(s, slug); x != s {
+								if x := markdown.SuffixSlug(s, path.Clean(slug)); x != s {
 									if _, e := b.GetPage(ctx, source, x); e == nil {
 										return fmt.Errorf("%w; did you mean %q? (a file %s imports under that slug when another file's name maps to %q too)", err, x, slug, s)
 									}

@@ -251,8 +251,9 @@ func TestGetSuggestsTheSlugOfACollidingFile(t *testing.T) {
 	}
 	suffixed := markdown.SuffixSlug("notes", "notes.md")
 	for arg, hint := range map[string]string{
-		"Notes.md": `did you mean "notes"?`,
-		"notes.md": fmt.Sprintf("did you mean %q?", suffixed),
+		"Notes.md":   `did you mean "notes"?`,
+		"notes.md":   fmt.Sprintf("did you mean %q?", suffixed),
+		"./notes.md": fmt.Sprintf("did you mean %q?", suffixed),
 	} {
 		_, errOut, code := pgbrain(t, url, "", "get", arg)
 		if code == 0 || !strings.Contains(errOut, hint) {
