@@ -17,6 +17,7 @@
 {{ template "parse_query.sql" . }}
 {{ template "negation.sql" . }}
 {{ template "keyword_candidates.sql" . }}
+{{ template "title_key.sql" . }}
 {{ template "title_names.sql" . }}
 {{ template "caller_scope.sql" . }}
 {{ template "keyword_search.sql" . }}

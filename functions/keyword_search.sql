@@ -16,7 +16,8 @@
 --   (k1, b, field weights from brain.search_settings); score =
 --   (BM25 · (1 + coverage_weight · coverage²) + title_affinity · affinity)
 --   · (1 + title_coverage · explained) · (1 − title_unexplained)^unexplained
---   · (1 + proximity · near)
+--   · (1 + proximity · near) · (1 + title_exact when the page's title is
+--   the whole query, brain.title_key)
 --   (brain.bm25_scores: coverage is the share of the query's idf the chunk
 --   holds; affinity, explained and unexplained are brain.title_scores of
 --   the page title; near is the share of the query's neighbouring word
@@ -38,7 +39,7 @@
 --   (brain.title_name_chunks; their title terms are always computed). MaxScore bound:
 --   a chunk holding none of the rare terms scores at most
 --   (Σ_other terms idf·(k1 + 1)·(1 + coverage_weight) + title_affinity ·
---   Σ_all terms idf)·(1 + title_coverage)·(1 + strict_bonus)·(1 + proximity) (a title word
+--   Σ_all terms idf)·(1 + title_coverage)·(1 + strict_bonus)·(1 + proximity)·(1 + title_exact) (a title word
 --   may contain any term); when that is below
 --   the lim-th score, the top lim equal exhaustive BM25's (meta exact =
 --   true, claimed only when title_unexplained is 0: that factor can lower
@@ -112,6 +113,9 @@ DECLARE
 	title_unx float8 := least(greatest((cfg ->> 'title_unexplained')::float8, 0), 0.9);
 	depth int := greatest(least((cfg ->> 'title_depth')::float8, 1e9), 0)::int;
 	prox_w float8 := greatest((cfg ->> 'proximity')::float8, 0);
+	-- the whole query as a title is compared with it (brain.title_key)
+	title_ex float8 := greatest((cfg ->> 'title_exact')::float8, 0);
+	qn text := CASE WHEN length(q) <= 1000 THEN brain.title_key(q) END;
 	pairs tsquery[];
 	prox_on boolean;
 	stricts float8[] := '{}';
@@ -397,7 +401,7 @@ BEGIN
 			-- contain a lexeme the chunk does not hold), so all terms
 			-- count in its share of the bound.
 			SELECT (coalesce(sum(u) FILTER (WHERE o > taken AND d > 0), 0) * (k1 + 1) * (1 + cover)
-			        + title_w * coalesce(sum(u), 0)) * (1 + title_cov) * (1 + bonus) * (1 + prox_w) INTO rest_ub
+			        + title_w * coalesce(sum(u), 0)) * (1 + title_cov) * (1 + bonus) * (1 + prox_w) * (1 + title_ex) INTO rest_ub
 			FROM unnest(idfs, dfs) WITH ORDINALITY AS v (u, d, o);
 			EXIT WHEN theta IS NOT NULL AND rest_ub < theta;
 			IF cardinality(ids) >= max_cand THEN
@@ -461,11 +465,18 @@ BEGIN
 		FROM brain.chunks c, unnest(pairs) AS x
 		WHERE prox_on AND c.id = ANY (ARRAY(SELECT top.id FROM top))
 		GROUP BY c.id),
+	ex AS (
+		-- chunks of a page whose title is the query itself ("C" for the
+		-- page titled C, not C++, which both read as the lexeme c)
+		SELECT c.id FROM brain.chunks c JOIN brain.pages pg ON pg.id = c.page_id
+		WHERE title_ex > 0 AND qn <> '' AND c.id = ANY (ARRAY(SELECT top.id FROM top))
+		  AND brain.title_key(pg.title) = qn),
 	f AS (
 		SELECT top.id, CASE WHEN t.id IS NULL THEN top.sc
 			ELSE (top.sc + title_w * t.affinity * top.st) * (1 + title_cov * t.explained)
-			     * power(1 - title_unx, t.unexplained) END * (1 + prox_w * coalesce(px.near, 0)) AS sc
-		FROM top LEFT JOIN t ON t.id = top.id LEFT JOIN px ON px.id = top.id
+			     * power(1 - title_unx, t.unexplained) END * (1 + prox_w * coalesce(px.near, 0))
+			* CASE WHEN ex.id IS NULL THEN 1 ELSE 1 + title_ex END AS sc
+		FROM top LEFT JOIN t ON t.id = top.id LEFT JOIN px ON px.id = top.id LEFT JOIN ex ON ex.id = top.id
 		ORDER BY 2 DESC, 1
 		LIMIT lim)
 	SELECT coalesce(array_agg(f.id ORDER BY f.sc DESC, f.id), '{}'), coalesce(array_agg(c.page_id ORDER BY f.sc DESC, f.id), '{}'),

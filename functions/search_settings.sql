@@ -5,7 +5,7 @@
 -- Guarantees: a DBA override in brain.config (key 'search.<name>') wins;
 -- otherwise the default documented (and tuned) in docs/retrieval.md is
 -- used. An override that is not a number (or is out of float8's range),
--- or is out of its knob's range (bm25_k1 and the weights: 0 or more;
+-- or is out of its knob's range (bm25_k1, title_exact and the weights: 0 or more;
 -- bm25_b: 0 to 1; rrf_k and type_share: more than 0), is an error naming
 -- the key and the fix, never a silent NULL, a bare cast error or a
 -- division by zero; since a search reads every knob at once, it fails
@@ -54,6 +54,7 @@ BEGIN
 		'title_unexplained', 0.06,
 		'title_depth', 50,
 		'title_names', 20,
+		'title_exact', 1.0,
 		'proximity', 0.2,
 		'initials', 1,
 		'vector_fill_only', CASE WHEN is_local THEN 1 ELSE 0 END,
@@ -72,7 +73,7 @@ BEGIN
 				-- negative k1 divides by zero) or their meaning; the
 				-- other knobs are clamped where they are read.
 				problem := CASE
-					WHEN o.name IN ('bm25_k1', 'keyword_weight', 'vector_weight', 'title_weight', 'timeline_weight') AND num < 0
+					WHEN o.name IN ('bm25_k1', 'keyword_weight', 'vector_weight', 'title_weight', 'timeline_weight', 'title_exact') AND num < 0
 						THEN 'below 0: it must be 0 or more'
 					WHEN o.name = 'bm25_b' AND (num < 0 OR num > 1) THEN 'out of range: it must be from 0 to 1'
 					WHEN o.name IN ('rrf_k', 'type_share') AND num <= 0 THEN 'not above 0: it must be more than 0'

@@ -454,3 +454,40 @@ func TestSearchSettingRanges(t *testing.T) {
 		}
 	}
 }
+
+// A query that is a page's title names that page: "C" and "C++" read as
+// the same lexeme, and the C++ page says it more often, but each query
+// puts the page titled with it first; title_exact 0 turns it off, and a
+// query that is not a whole title gets nothing.
+func TestQueryThatIsATitle(t *testing.T) {
+	t.Parallel()
+	db := dbtest.Open(t, testdb.Options{Dim: 8}).Pool
+	v := "[1,0,0,0,0,0,0,0]"
+	seed(t, db, []page{
+		{slug: "c", title: "C", chunks: []chunk{{ct, "A general-purpose programming language by Ritchie, with pointers.", v}}},
+		{slug: "c++", title: "C++", chunks: []chunk{{ct, "C++ extends C with classes; C++ compilers compile most C programs.", v}}},
+		{slug: "ledger", title: "Kumquat  Ledger", chunks: []chunk{{ct, "Accounts of the fruit stall.", v}}},
+	})
+	first := func(q string) string {
+		t.Helper()
+		var slug string
+		if err := db.QueryRow(ctx(t), `SELECT slug FROM brain.search($1, embed => false) WHERE slug IS NOT NULL LIMIT 1`, q).Scan(&slug); err != nil {
+			t.Fatalf("search %q: %v", q, err)
+		}
+		return slug
+	}
+	for q, want := range map[string]string{"C": "c", "c++": "c++", " \"C\" ": "c", "C++": "c++"} {
+		if got := first(q); got != want {
+			t.Errorf("search %q: first %s, want %s", q, got, want)
+		}
+	}
+	exact, other := scoreOf(t, db, "kumquat ledger", "ledger"), scoreOf(t, db, "kumquat", "ledger")
+	setSetting(t, db, "title_exact", "0")
+	if got := first("C"); got != "c++" {
+		t.Errorf("search C with title_exact 0: first %s, want c++ (the page that says it more)", got)
+	}
+	exact0, other0 := scoreOf(t, db, "kumquat ledger", "ledger"), scoreOf(t, db, "kumquat", "ledger")
+	if math.Abs(exact/exact0-2) > 1e-9 || other != other0 {
+		t.Errorf("title_exact 1 against 0: the whole title %v / %v (want twice), a part of it %v / %v (want equal)", exact, exact0, other, other0)
+	}
+}
