@@ -18,6 +18,7 @@
 {{ template "negation.sql" . }}
 {{ template "keyword_candidates.sql" . }}
 {{ template "title_key.sql" . }}
+{{ template "title_exact_chunks.sql" . }}
 {{ template "title_names.sql" . }}
 {{ template "caller_scope.sql" . }}
 {{ template "keyword_search.sql" . }}

@@ -113,9 +113,11 @@ DECLARE
 	title_unx float8 := least(greatest((cfg ->> 'title_unexplained')::float8, 0), 0.9);
 	depth int := greatest(least((cfg ->> 'title_depth')::float8, 1e9), 0)::int;
 	prox_w float8 := greatest((cfg ->> 'proximity')::float8, 0);
-	-- the whole query as a title is compared with it (brain.title_key)
-	title_ex float8 := greatest((cfg ->> 'title_exact')::float8, 0);
-	qn text := CASE WHEN length(q) <= 1000 THEN brain.title_key(q) END;
+	-- the whole query, without its -words, as a title is compared with it
+	-- (brain.title_key)
+	title_ex float8 := least(greatest((cfg ->> 'title_exact')::float8, 0), 1e6);
+	qn text := CASE WHEN length(q) <= 1000
+		THEN brain.title_key(regexp_replace(q, '(^|\s)-[^\s]{2,}', ' ', 'g')) END;
 	pairs tsquery[];
 	prox_on boolean;
 	stricts float8[] := '{}';
@@ -167,6 +169,7 @@ DECLARE
 	m jsonb;
 	title_cap int := greatest(least((cfg ->> 'title_names')::float8, 1e9), 0)::int;
 	named bigint[] := '{}'; -- chunks of pages whose title holds a term inside a word
+	exact_ids bigint[] := '{}'; -- chunks of pages whose title is the query
 	top_ids bigint[]; -- the chunks whose title terms and proximity are computed
 BEGIN
 	lim := least(greatest(coalesce(lim, 10), 1), 1000);
@@ -375,9 +378,15 @@ BEGIN
 		named := brain.title_name_chunks(
 			ARRAY(SELECT u.l FROM unnest(lex, dfs) AS u (l, d) WHERE u.d <= budget AND (u.d = 0 OR u.l ~ '[[:alnum:]]{4}')),
 			title_cap, source_ids, only_compiled, filt);
+		-- Pages titled with the whole query ("C"), however many chunks
+		-- say its words more often, join them the same way.
+		IF title_ex > 0 THEN
+			exact_ids := brain.title_exact_chunks(qn, source_ids, only_compiled, filt);
+			named := named || exact_ids;
+		END IF;
 		-- (only those the scans did not find: the others hold a term and
 		-- compete on it like any candidate)
-		named := ARRAY(SELECT x FROM unnest(named) x EXCEPT SELECT y FROM unnest(found) y);
+		named := ARRAY(SELECT DISTINCT x FROM unnest(named) x EXCEPT SELECT y FROM unnest(found) y);
 		IF cardinality(named) > 0 THEN
 			found := coalesce(found, '{}') || named;
 		END IF;
@@ -442,7 +451,8 @@ BEGIN
 		pairs := brain.near_pairs(p.groups);
 	END IF;
 	prox_on := cardinality(pairs) > 0;
-	-- (the title-named chunks join them whatever their rank)
+	-- (the title-named chunks join them whatever their rank, and so do
+	-- the chunks of pages titled with the query, found by the scans or not)
 	top_ids := ARRAY(
 		SELECT s.id FROM unnest(ids, scores) AS s (id, sc)
 		ORDER BY s.sc DESC, s.id
@@ -450,6 +460,7 @@ BEGIN
 	IF title_on OR prox_on THEN
 		top_ids := top_ids || ARRAY(SELECT x FROM unnest(named) x WHERE x = ANY (ids) EXCEPT SELECT y FROM unnest(top_ids) y);
 	END IF;
+	top_ids := top_ids || ARRAY(SELECT x FROM unnest(exact_ids) x WHERE x = ANY (ids) EXCEPT SELECT y FROM unnest(top_ids) y);
 	IF title_on THEN
 		title_n := cardinality(top_ids);
 	END IF;

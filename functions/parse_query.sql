@@ -52,7 +52,8 @@ $fn$;
 --   followed by a letter or digit) excludes pages containing that word,
 --   but a dash before a single character ("grep -e pattern", "ls -l": a
 --   command-line flag pasted with its command) or before a number ("-12",
---   "-1.5") is read as a word; a Chinese or Japanese word excludes nothing
+--   "-1.5"), either followed by punctuation or not ("-v,", "-12."), is read
+--   as a word; a Chinese or Japanese word excludes nothing
 --   (its characters are read as bigrams, the dash apart);
 -- * OR in capitals between two words lets either satisfy the strict match.
 -- Everything else is words: punctuation (a spaced dash, commas, brackets,
@@ -145,7 +146,7 @@ BEGIN
 			pending_or := cardinality(comps) > 0;
 			CONTINUE;
 		END IF;
-		IF tok ~ '^-\w' AND tok !~ '^-\w$' AND tok !~ '^-[0-9]+([.,][0-9]+)*$' THEN
+		IF tok ~ '^-\w' AND tok !~ '^-\w[[:punct:]]*$' AND tok !~ '^-[0-9]+([.,][0-9]+)*[[:punct:]]*$' THEN
 			g := brain.words_tsquery(substr(tok, 2));
 			IF g IS NOT NULL THEN
 				negated := negated || substr(tok, 2);

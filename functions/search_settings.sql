@@ -18,8 +18,8 @@
 -- can only reorder near-ties; any other (semantic) embedder gets the same
 -- weight as the keyword arm. rrf_k is 10 for 'local' (a keyword top hit
 -- keeps its lead) and the customary 60 otherwise.
--- One call reads them all: a search needs twenty, and twenty calls of a
--- function that reads brain.config cost about 0.2 ms.
+-- One call reads them all: a search needs every one, and as many calls of
+-- a function that reads brain.config cost about 0.2 ms.
 CREATE OR REPLACE FUNCTION brain.search_settings() RETURNS jsonb
 LANGUAGE plpgsql STABLE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE

@@ -164,7 +164,7 @@ func cutNote(w io.Writer, r *search.Response) {
 		if utf8.RuneCountInString(r.Query) > 8192 {
 			more = " or more"
 		}
-		fmt.Fprintf(w, "pgbrain: note: only the start of the query was searched: its first %d distinct words of %d%s (see docs/security.md, \"Bounded queries\")\n", int(kept), int(total), more)
+		fmt.Fprintf(w, "pgbrain: note: only the start of the query was searched: its first %s distinct words of %s%s (see docs/security.md, \"Bounded queries\")\n", grouped(int(kept)), grouped(int(total)), more)
 		return
 	}
 	// Cut by the word count, the characters, or inside one long word.
@@ -217,7 +217,7 @@ func searchArgs(c *cli.Context, name string) (string, search.Options, error) {
 		for _, a := range c.Args().Slice() {
 			// A real flag after the query: it came after "--", which makes
 			// every later argument part of the query.
-			if f := strings.TrimLeft(strings.SplitN(a, "=", 2)[0], "-"); strings.HasPrefix(a, "--") && hasFlag(c.Command.Flags, f) {
+			if f := strings.TrimPrefix(strings.SplitN(a, "=", 2)[0], "--"); strings.HasPrefix(a, "--") && hasFlag(c.Command.Flags, f) {
 				return "", o, usageError("%s: %s is a flag of %s, but it came after \"--\", which makes everything after it the query; put flags before it: pgbrain %s [flags] -- \"QUERY\"",
 					name, a, name, name)
 			}

@@ -183,6 +183,12 @@ func firstH1(s string) string {
 		}
 		wasEnd := prevEnds
 		cand, prevEnds = "", false
+		// A thematic break or a heading underline ("---" under "Sub", or a
+		// "===" whose line was no title) ends what came before.
+		if u := strings.TrimSpace(t); setextH1Underline(t) || thematicBreak.MatchString(u) || (u != "" && strings.Trim(u, "-") == "") {
+			prevEnds = true
+			continue
+		}
 		if level, text, ok := atxHeading(t); ok {
 			if text = titleText(text); level == 1 && text != "" {
 				return text
@@ -250,9 +256,11 @@ func paragraphStart(l string) bool {
 var (
 	linkRefDef    = regexp.MustCompile(`^\[[^\]]+\]:`)
 	thematicBreak = regexp.MustCompile(`^(-[ \t]*){3,}$|^(\*[ \t]*){3,}$|^(_[ \t]*){3,}$`)
-	inlineImage   = regexp.MustCompile(`!\[[^\]]*\](\([^)]*\)|\[[^\]]*\])`)
-	inlineLink    = regexp.MustCompile(`\[([^\]]*)\](\([^)]*\)|\[[^\]]*\])`)
-	codeSpan      = regexp.MustCompile("`+([^`]*)`+")
+	// a link's destination may hold one level of parentheses
+	// ("https://en.wikipedia.org/wiki/C_(language)")
+	inlineImage = regexp.MustCompile(`!\[[^\]]*\](\(([^()]|\([^()]*\))*\)|\[[^\]]*\])`)
+	inlineLink  = regexp.MustCompile(`\[([^\]]*)\](\(([^()]|\([^()]*\))*\)|\[[^\]]*\])`)
+	codeSpan    = regexp.MustCompile("`+([^`]*)`+")
 )
 
 // titleText is a heading's text as a title: "[libcbor](https://...)" keeps
@@ -260,10 +268,22 @@ var (
 // dropped, "`node:module`" keeps its code, and runs of white space are one
 // space.
 func titleText(s string) string {
+	// Code spans first: what they hold is text, even "[a](b)".
+	var out strings.Builder
+	last := 0
+	for _, m := range codeSpan.FindAllStringSubmatchIndex(s, -1) {
+		out.WriteString(linkText(s[last:m[0]]))
+		out.WriteString(s[m[2]:m[3]])
+		last = m[1]
+	}
+	out.WriteString(linkText(s[last:]))
+	return collapseSpace(out.String())
+}
+
+// linkText drops images and keeps the text of links.
+func linkText(s string) string {
 	s = inlineImage.ReplaceAllString(s, "")
-	s = inlineLink.ReplaceAllString(s, "$1")
-	s = codeSpan.ReplaceAllString(s, "$1")
-	return collapseSpace(s)
+	return inlineLink.ReplaceAllString(s, "$1")
 }
 
 // textField reads a frontmatter key that must be a single value. Missing and

@@ -383,8 +383,8 @@ func TestSearchSettingsAgree(t *testing.T) {
 		if err := json.Unmarshal(raw, &all); err != nil {
 			t.Fatalf("embedder %s: %s: %v", embedder, raw, err)
 		}
-		if len(all) < 20 {
-			t.Errorf("embedder %s: %d knobs, want every knob (20): %s", embedder, len(all), raw)
+		if len(all) < 21 {
+			t.Errorf("embedder %s: %d knobs, want every knob (21): %s", embedder, len(all), raw)
 		}
 		if _, ok := all["no_such_knob"]; ok {
 			t.Errorf("embedder %s: an unknown key became a knob: %s", embedder, raw)
@@ -439,6 +439,8 @@ func TestSearchSettingRanges(t *testing.T) {
 		{"title_depth", "-1e10", false}, // counts are clamped, not refused
 		{"title_names", "-1e10", false},
 		{"keyword_candidates_max", "-1e10", false},
+		{"title_exact", "-1", true},
+		{"title_exact", "1e308", false}, // clamped where it is read
 	} {
 		setSetting(t, db, tt.name, tt.value)
 		_, err := db.Exec(ctx(t), `SELECT count(*) FROM brain.search('kestrel marmot', embed => false)`)
@@ -479,6 +481,20 @@ func TestQueryThatIsATitle(t *testing.T) {
 	for q, want := range map[string]string{"C": "c", "c++": "c++", " \"C\" ": "c", "C++": "c++"} {
 		if got := first(q); got != want {
 			t.Errorf("search %q: first %s, want %s", q, got, want)
+		}
+	}
+	// The page titled C is found and put first however many chunks say
+	// "C" more often (more than title_depth of them rank above it), and a
+	// -word or a question mark does not hide the title in the query.
+	var many []page
+	for i := 0; i < 60; i++ {
+		many = append(many, page{slug: fmt.Sprintf("code/%02d", i), title: fmt.Sprintf("Snippet %d", i),
+			chunks: []chunk{{ct, "C code, C again, C C.", v}}})
+	}
+	seed(t, db, many)
+	for _, q := range []string{"C", "C?", "C -java"} {
+		if got := first(q); got != "c" {
+			t.Errorf("search %q among 60 chunks saying C: first %s, want c", q, got)
 		}
 	}
 	exact, other := scoreOf(t, db, "kumquat ledger", "ledger"), scoreOf(t, db, "kumquat", "ledger")

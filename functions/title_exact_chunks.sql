@@ -1,0 +1,52 @@
+-- brain.title_exact_chunks(qn, source_ids, compiled_only, filt): the first
+-- chunk of each page whose title is the query (qn, brain.title_key of the
+-- query), for the keyword arm's candidates: a page titled "C" is scored
+-- even when hundreds of chunks say "C" more often than it does.
+--
+-- Guarantees:
+-- * A page counts when its lower-cased title is qn, looked up in the
+--   trigram index of titles (pages_title_trgm), which answers equality
+--   through its padded trigrams even for a one-character title. A title
+--   whose key is qn only after normalising (extra spaces, a trailing "?")
+--   is not looked up; brain.keyword_scan still applies the factor to its
+--   chunks when they are among the best.
+-- * At most 20 pages; a title more pages share names none of them.
+-- * Only pages of source_ids (all when NULL); of each page its first chunk
+--   (by chunk_index) that is compiled truth when compiled_only, and that
+--   matches filt (the query's phrases and negations) when it is not NULL.
+-- Runs as its caller: brain.keyword_scan, whose row security rules apply
+-- to what it returns.
+CREATE OR REPLACE FUNCTION brain.title_exact_chunks(
+	qn text, source_ids text[] DEFAULT NULL,
+	compiled_only boolean DEFAULT false, filt tsquery DEFAULT NULL)
+RETURNS bigint[]
+LANGUAGE plpgsql STABLE SET search_path = brain, {{.vector_schema}}, pg_temp
+	SET plan_cache_mode = force_generic_plan
+	-- never a scan of every title (see brain.title_name_chunks)
+	SET enable_seqscan = off AS $fn$
+DECLARE
+	pages bigint[];
+BEGIN
+	IF coalesce(qn, '') = '' OR length(qn) > 1000 THEN
+		RETURN '{}';
+	END IF;
+	pages := ARRAY(
+		SELECT pg.id FROM brain.pages pg
+		WHERE lower(pg.title) = qn
+		  AND (source_ids IS NULL OR pg.source_id = ANY (source_ids))
+		LIMIT 21);
+	IF cardinality(pages) > 20 THEN
+		RETURN '{}';
+	END IF;
+	RETURN ARRAY(
+		SELECT c.id
+		FROM unnest(pages) AS u (pid)
+		CROSS JOIN LATERAL (
+			SELECT c.id FROM brain.chunks c
+			WHERE c.page_id = u.pid
+			  AND (NOT coalesce(compiled_only, false) OR c.chunk_source = 'compiled_truth')
+			  AND (filt IS NULL OR c.tsv @@ filt)
+			ORDER BY c.chunk_index LIMIT 1) c
+		ORDER BY c.id);
+END
+$fn$;
