@@ -481,7 +481,8 @@ BEGIN
 		-- page titled C, not C++, which both read as the lexeme c)
 		SELECT c.id FROM brain.chunks c JOIN brain.pages pg ON pg.id = c.page_id
 		WHERE title_ex > 0 AND qn <> '' AND c.id = ANY (ARRAY(SELECT top.id FROM top))
-		  AND brain.title_key(pg.title) = qn),
+		  -- (strpos first: most titles do not even hold the query's first word)
+		  AND strpos(lower(pg.title), split_part(qn, ' ', 1)) > 0 AND brain.title_key(pg.title) = qn),
 	f AS (
 		SELECT top.id, CASE WHEN t.id IS NULL THEN top.sc
 			ELSE (top.sc + title_w * t.affinity * top.st) * (1 + title_cov * t.explained)

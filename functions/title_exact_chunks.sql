@@ -5,8 +5,8 @@
 --
 -- Guarantees:
 -- * A page counts when its lower-cased title is qn, looked up in the
---   trigram index of titles (pages_title_trgm), which answers equality
---   through its padded trigrams even for a one-character title. A title
+--   hash index of lower-cased titles (pages_title_lower, migration 025):
+--   one probe whatever the length of the query or of the title. A title
 --   whose key is qn only after normalising (extra spaces, a trailing "?")
 --   is not looked up; brain.keyword_scan still applies the factor to its
 --   chunks when they are among the best.
