@@ -113,11 +113,8 @@ DECLARE
 	title_unx float8 := least(greatest((cfg ->> 'title_unexplained')::float8, 0), 0.9);
 	depth int := greatest(least((cfg ->> 'title_depth')::float8, 1e9), 0)::int;
 	prox_w float8 := greatest((cfg ->> 'proximity')::float8, 0);
-	-- the whole query, without its -words, as a title is compared with it
-	-- (brain.title_key)
 	title_ex float8 := least(greatest((cfg ->> 'title_exact')::float8, 0), 1e6);
-	qn text := CASE WHEN length(q) <= 1000
-		THEN brain.title_key(regexp_replace(q, '(^|\s)-[^\s]{2,}', ' ', 'g')) END;
+	qn text; -- the whole query as a page title would be (below)
 	pairs tsquery[];
 	prox_on boolean;
 	stricts float8[] := '{}';
@@ -170,6 +167,7 @@ DECLARE
 	title_cap int := greatest(least((cfg ->> 'title_names')::float8, 1e9), 0)::int;
 	named bigint[] := '{}'; -- chunks of pages whose title holds a term inside a word
 	exact_ids bigint[] := '{}'; -- chunks of pages whose title is the query
+	seen bigint[] := '{}'; -- pages of the best chunks an agent may see
 	top_ids bigint[]; -- the chunks whose title terms and proximity are computed
 BEGIN
 	lim := least(greatest(coalesce(lim, 10), 1), 1000);
@@ -178,6 +176,13 @@ BEGIN
 		RETURN;
 	END IF;
 	p := brain.parse_query(q);
+	-- The whole query, without the -words the parser read as exclusions,
+	-- as a title is compared with it (brain.title_key).
+	IF title_ex > 0 AND length(q) <= 1000 THEN
+		qn := brain.title_key(array_to_string(ARRAY(
+			SELECT x FROM regexp_split_to_table(q, '\s+') x
+			WHERE NOT (left(x, 1) = '-' AND substr(x, 2) IN (SELECT jsonb_array_elements_text(p.info -> 'negated')))), ' '));
+	END IF;
 	n_terms := cardinality(p.terms);
 	all_terms := p.terms;
 	IF n_terms > 0 AND (cfg ->> 'initials')::float8 <> 0 THEN
@@ -381,7 +386,7 @@ BEGIN
 		-- Pages titled with the whole query ("C"), however many chunks
 		-- say its words more often, join them the same way.
 		IF title_ex > 0 THEN
-			exact_ids := brain.title_exact_chunks(qn, source_ids, only_compiled, filt);
+			exact_ids := brain.title_exact_chunks(qn, source_ids, only_compiled, filt, scope <> 'all');
 			named := named || exact_ids;
 		END IF;
 		-- (only those the scans did not find: the others hold a term and
@@ -464,6 +469,10 @@ BEGIN
 	IF title_on THEN
 		title_n := cardinality(top_ids);
 	END IF;
+	IF title_ex > 0 AND scope = 'agent' THEN
+		seen := ARRAY(SELECT t.page_id FROM brain.page_pii t
+		              WHERE t.agent_visible AND t.page_id IN (SELECT c.page_id FROM brain.chunks c WHERE c.id = ANY (top_ids)));
+	END IF;
 	WITH top AS (
 		SELECT s.id, s.sc, s.st FROM unnest(ids, scores, stricts) AS s (id, sc, st)
 		WHERE s.id = ANY (top_ids)),
@@ -482,7 +491,10 @@ BEGIN
 		SELECT c.id FROM brain.chunks c JOIN brain.pages pg ON pg.id = c.page_id
 		WHERE title_ex > 0 AND qn <> '' AND c.id = ANY (ARRAY(SELECT top.id FROM top))
 		  -- (strpos first: most titles do not even hold the query's first word)
-		  AND strpos(lower(pg.title), split_part(qn, ' ', 1)) > 0 AND brain.title_key(pg.title) = qn),
+		  AND strpos(lower(pg.title), split_part(qn, ' ', 1)) > 0 AND brain.title_key(pg.title) = qn
+		  -- a page the caller may not see moves nothing (else a ranking
+		  -- would confirm a guess at a hidden page's title)
+		  AND (scope = 'all' OR pg.id = ANY (seen))),
 	f AS (
 		SELECT top.id, CASE WHEN t.id IS NULL THEN top.sc
 			ELSE (top.sc + title_w * t.affinity * top.st) * (1 + title_cov * t.explained)

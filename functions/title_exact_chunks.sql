@@ -1,4 +1,5 @@
--- brain.title_exact_chunks(qn, source_ids, compiled_only, filt): the first
+-- brain.title_exact_chunks(qn, source_ids, compiled_only, filt,
+-- visible_only): the first
 -- chunk of each page whose title is the query (qn, brain.title_key of the
 -- query), for the keyword arm's candidates: a page titled "C" is scored
 -- even when hundreds of chunks say "C" more often than it does.
@@ -11,6 +12,9 @@
 --   is not looked up; brain.keyword_scan still applies the factor to its
 --   chunks when they are among the best.
 -- * At most 20 pages; a title more pages share names none of them.
+-- * visible_only (a caller restricted by row security): only pages whose
+--   brain.page_pii row has agent_visible count, so a hidden page neither
+--   joins the candidates nor fills the cap.
 -- * Only pages of source_ids (all when NULL); of each page its first chunk
 --   (by chunk_index) that is compiled truth when compiled_only, and that
 --   matches filt (the query's phrases and negations) when it is not NULL.
@@ -18,7 +22,8 @@
 -- to what it returns.
 CREATE OR REPLACE FUNCTION brain.title_exact_chunks(
 	qn text, source_ids text[] DEFAULT NULL,
-	compiled_only boolean DEFAULT false, filt tsquery DEFAULT NULL)
+	compiled_only boolean DEFAULT false, filt tsquery DEFAULT NULL,
+	visible_only boolean DEFAULT false)
 RETURNS bigint[]
 LANGUAGE plpgsql STABLE SET search_path = brain, {{.vector_schema}}, pg_temp
 	SET plan_cache_mode = force_generic_plan
@@ -30,11 +35,21 @@ BEGIN
 	IF coalesce(qn, '') = '' OR length(qn) > 1000 THEN
 		RETURN '{}';
 	END IF;
-	pages := ARRAY(
-		SELECT pg.id FROM brain.pages pg
-		WHERE lower(pg.title) = qn
-		  AND (source_ids IS NULL OR pg.source_id = ANY (source_ids))
-		LIMIT 21);
+	-- (two statements, so that the owner's plan holds no agent filter)
+	IF coalesce(visible_only, false) THEN
+		pages := ARRAY(
+			SELECT pg.id FROM brain.pages pg
+			WHERE lower(pg.title) = qn
+			  AND (source_ids IS NULL OR pg.source_id = ANY (source_ids))
+			  AND EXISTS (SELECT 1 FROM brain.page_pii t WHERE t.page_id = pg.id AND t.agent_visible)
+			LIMIT 21);
+	ELSE
+		pages := ARRAY(
+			SELECT pg.id FROM brain.pages pg
+			WHERE lower(pg.title) = qn
+			  AND (source_ids IS NULL OR pg.source_id = ANY (source_ids))
+			LIMIT 21);
+	END IF;
 	IF cardinality(pages) > 20 THEN
 		RETURN '{}';
 	END IF;

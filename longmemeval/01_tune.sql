@@ -5,8 +5,9 @@
 -- The HNSW index is dropped: an exact scan ranks a few hundred chunks faster
 -- than HNSW does (no index upkeep on every insert) and exactly (HNSW is
 -- approximate). So are the GIN indexes on the tsvectors and on the titles'
--- trigrams: matching a few hundred chunks by scan costs less than keeping
--- the index, and the session retrieval never looks titles up. The statement triggers
+-- trigrams, and the hash index of titles: matching a few hundred chunks by
+-- scan costs less than keeping the index, and the session retrieval never
+-- looks titles up. The statement triggers
 -- that keep the BM25 term statistics are disabled, and a search fills them
 -- just before it runs, for the question's own words (05_bm25_stats.sql): BM25
 -- reads the document frequency of the query's lexemes and nothing else, so
@@ -24,6 +25,7 @@
 SELECT brain.vector_index_suspend();
 DROP INDEX brain.chunks_tsv_gin;
 DROP INDEX brain.pages_title_trgm;
+DROP INDEX brain.pages_title_lower;
 ALTER TABLE brain.chunks DISABLE TRIGGER chunks_term_stats_insert;
 ALTER TABLE brain.chunks DISABLE TRIGGER chunks_term_stats_delete;
 ALTER TABLE brain.chunks DISABLE TRIGGER chunks_term_stats_update;

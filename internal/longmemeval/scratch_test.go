@@ -433,7 +433,7 @@ func readScratchShape(t *testing.T, pool interface {
 
 // TestScratchTakesTheBenchmarkShape checks that NewScratch runs every file
 // of longmemeval/ on the scratch brain and nothing of it on the user's: the
-// scratch brain keeps no GIN or HNSW index and no term-statistics
+// scratch brain keeps no GIN, HNSW or title index and no term-statistics
 // trigger, its tables are unlogged without foreign keys, and schema
 // longmemeval holds the reset, BM25 and retrieval helpers; its connections
 // run with the settings a question needs, and a clone of scratchTemplate is
@@ -442,14 +442,15 @@ func TestScratchTakesTheBenchmarkShape(t *testing.T) {
 	t.Parallel()
 	u, user := userBrain(t)
 	before := readScratchShape(t, user.Pool, false)
-	if !slices.Contains(before.Indexes, "brain.chunks_tsv_gin") || !slices.Contains(before.Indexes, "brain.pages_title_trgm") || before.ForeignKeys == 0 || before.LoggedTables == 0 ||
+	if !slices.Contains(before.Indexes, "brain.chunks_tsv_gin") || !slices.Contains(before.Indexes, "brain.pages_title_trgm") ||
+		!slices.Contains(before.Indexes, "brain.pages_title_lower") || before.ForeignKeys == 0 || before.LoggedTables == 0 ||
 		!slices.Contains(before.EnabledTriggers, "chunks_term_stats_insert") {
 		t.Fatalf("a migrated brain should have a GIN index, foreign keys, logged tables and term-statistics triggers: %+v", before)
 	}
 	s := newScratch(t, u, false)
 	got := readScratchShape(t, s.B.Pool, true)
 	for _, ix := range got.Indexes {
-		if ix == "brain.chunks_tsv_gin" || ix == "brain.pages_title_trgm" || strings.Contains(ix, "hnsw") {
+		if ix == "brain.chunks_tsv_gin" || ix == "brain.pages_title_trgm" || ix == "brain.pages_title_lower" || strings.Contains(ix, "hnsw") {
 			t.Errorf("scratch brain keeps index %s", ix)
 		}
 	}

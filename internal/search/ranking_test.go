@@ -507,3 +507,61 @@ func TestQueryThatIsATitle(t *testing.T) {
 		t.Errorf("title_exact 1 against 0: the whole title %v / %v (want twice), a part of it %v / %v (want equal)", exact, exact0, other, other0)
 	}
 }
+
+// A page an agent may not see gives it nothing through the title factor:
+// it is not looked up for the agent, nor does it move the ranking, so the
+// withheld count of the first place does not confirm a guess at its title;
+// and the query's -words are left out of the title it is compared with
+// just as the parser reads them ("-12" is a number, kept).
+func TestQueryThatIsATitleRespectsRowSecurity(t *testing.T) {
+	t.Parallel()
+	db := dbtest.Open(t, testdb.Options{Dim: 8}).Pool
+	v := "[1,0,0,0,0,0,0,0]"
+	seed(t, db, []page{
+		{slug: "hidden/quokka", title: "Quokka", chunks: []chunk{{ct, "A marsupial of Rottnest.", v}}},
+		{slug: "visible/quokka-facts", title: "Quokka facts", chunks: []chunk{{ct, "Quokka facts: the quokka smiles; quokka quokka.", v}}},
+		{slug: "offset", title: "Offset bytes", chunks: []chunk{{ct, "Offsets.", v}}},
+		{slug: "seek", title: "Seek", chunks: []chunk{{ct, "seek to offset -12 bytes from the end", v}}},
+	})
+	if _, err := db.Exec(ctx(t), `INSERT INTO brain.page_pii (page_id, categories)
+		SELECT id, CASE WHEN slug = 'hidden/quokka' THEN '{credential}'::text[] ELSE '{}' END FROM brain.pages`); err != nil {
+		t.Fatal(err)
+	}
+	var all, visible []int64
+	if err := db.QueryRow(ctx(t), `SELECT brain.title_exact_chunks('quokka'), brain.title_exact_chunks('quokka', visible_only => true)`).Scan(&all, &visible); err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 1 || len(visible) != 0 {
+		t.Errorf("title_exact_chunks('quokka'): %v for everyone, %v visible only; want the hidden page's chunk, then none", all, visible)
+	}
+	withheldFirst := func() float64 {
+		t.Helper()
+		tx, err := db.Begin(ctx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx(t))
+		if _, err := tx.Exec(ctx(t), `SET LOCAL ROLE pgbrain_agent`); err != nil {
+			t.Fatal(err)
+		}
+		var n float64
+		if err := tx.QueryRow(ctx(t), `SELECT (meta -> 'withheld' ->> 'pages')::float8 FROM brain.keyword_scan('quokka', 1) WHERE chunk_id IS NULL`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	with := withheldFirst()
+	setSetting(t, db, "title_exact", "0")
+	without := withheldFirst()
+	setSetting(t, db, "title_exact", "1")
+	if with != without {
+		t.Errorf("an agent's first place withholds %v pages with title_exact 1 and %v with 0; a hidden title must not move it", with, without)
+	}
+	var first string
+	if err := db.QueryRow(ctx(t), `SELECT slug FROM brain.search('offset -12 bytes', embed => false) WHERE slug IS NOT NULL LIMIT 1`).Scan(&first); err != nil {
+		t.Fatal(err)
+	}
+	if first != "seek" {
+		t.Errorf("search 'offset -12 bytes': first %s, want seek (-12 is a word of the query, so the query is no title)", first)
+	}
+}

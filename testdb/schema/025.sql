@@ -1594,11 +1594,8 @@ DECLARE
 	title_unx float8 := least(greatest((cfg ->> 'title_unexplained')::float8, 0), 0.9);
 	depth int := greatest(least((cfg ->> 'title_depth')::float8, 1e9), 0)::int;
 	prox_w float8 := greatest((cfg ->> 'proximity')::float8, 0);
-	-- the whole query, without its -words, as a title is compared with it
-	-- (brain.title_key)
 	title_ex float8 := least(greatest((cfg ->> 'title_exact')::float8, 0), 1e6);
-	qn text := CASE WHEN length(q) <= 1000
-		THEN brain.title_key(regexp_replace(q, '(^|\s)-[^\s]{2,}', ' ', 'g')) END;
+	qn text; -- the whole query as a page title would be (below)
 	pairs tsquery[];
 	prox_on boolean;
 	stricts float8[] := '{}';
@@ -1651,6 +1648,7 @@ DECLARE
 	title_cap int := greatest(least((cfg ->> 'title_names')::float8, 1e9), 0)::int;
 	named bigint[] := '{}'; -- chunks of pages whose title holds a term inside a word
 	exact_ids bigint[] := '{}'; -- chunks of pages whose title is the query
+	seen bigint[] := '{}'; -- pages of the best chunks an agent may see
 	top_ids bigint[]; -- the chunks whose title terms and proximity are computed
 BEGIN
 	lim := least(greatest(coalesce(lim, 10), 1), 1000);
@@ -1659,6 +1657,13 @@ BEGIN
 		RETURN;
 	END IF;
 	p := brain.parse_query(q);
+	-- The whole query, without the -words the parser read as exclusions,
+	-- as a title is compared with it (brain.title_key).
+	IF title_ex > 0 AND length(q) <= 1000 THEN
+		qn := brain.title_key(array_to_string(ARRAY(
+			SELECT x FROM regexp_split_to_table(q, '\s+') x
+			WHERE NOT (left(x, 1) = '-' AND substr(x, 2) IN (SELECT jsonb_array_elements_text(p.info -> 'negated')))), ' '));
+	END IF;
 	n_terms := cardinality(p.terms);
 	all_terms := p.terms;
 	IF n_terms > 0 AND (cfg ->> 'initials')::float8 <> 0 THEN
@@ -1862,7 +1867,7 @@ BEGIN
 		-- Pages titled with the whole query ("C"), however many chunks
 		-- say its words more often, join them the same way.
 		IF title_ex > 0 THEN
-			exact_ids := brain.title_exact_chunks(qn, source_ids, only_compiled, filt);
+			exact_ids := brain.title_exact_chunks(qn, source_ids, only_compiled, filt, scope <> 'all');
 			named := named || exact_ids;
 		END IF;
 		-- (only those the scans did not find: the others hold a term and
@@ -1945,6 +1950,10 @@ BEGIN
 	IF title_on THEN
 		title_n := cardinality(top_ids);
 	END IF;
+	IF title_ex > 0 AND scope = 'agent' THEN
+		seen := ARRAY(SELECT t.page_id FROM brain.page_pii t
+		              WHERE t.agent_visible AND t.page_id IN (SELECT c.page_id FROM brain.chunks c WHERE c.id = ANY (top_ids)));
+	END IF;
 	WITH top AS (
 		SELECT s.id, s.sc, s.st FROM unnest(ids, scores, stricts) AS s (id, sc, st)
 		WHERE s.id = ANY (top_ids)),
@@ -1963,7 +1972,10 @@ BEGIN
 		SELECT c.id FROM brain.chunks c JOIN brain.pages pg ON pg.id = c.page_id
 		WHERE title_ex > 0 AND qn <> '' AND c.id = ANY (ARRAY(SELECT top.id FROM top))
 		  -- (strpos first: most titles do not even hold the query's first word)
-		  AND strpos(lower(pg.title), split_part(qn, ' ', 1)) > 0 AND brain.title_key(pg.title) = qn),
+		  AND strpos(lower(pg.title), split_part(qn, ' ', 1)) > 0 AND brain.title_key(pg.title) = qn
+		  -- a page the caller may not see moves nothing (else a ranking
+		  -- would confirm a guess at a hidden page's title)
+		  AND (scope = 'all' OR pg.id = ANY (seen))),
 	f AS (
 		SELECT top.id, CASE WHEN t.id IS NULL THEN top.sc
 			ELSE (top.sc + title_w * t.affinity * top.st) * (1 + title_cov * t.explained)
@@ -3345,10 +3357,10 @@ $$;
 
 
 --
--- Name: title_exact_chunks(text, text[], boolean, tsquery); Type: FUNCTION; Schema: brain; Owner: -
+-- Name: title_exact_chunks(text, text[], boolean, tsquery, boolean); Type: FUNCTION; Schema: brain; Owner: -
 --
 
-CREATE FUNCTION brain.title_exact_chunks(qn text, source_ids text[] DEFAULT NULL::text[], compiled_only boolean DEFAULT false, filt tsquery DEFAULT NULL::tsquery) RETURNS bigint[]
+CREATE FUNCTION brain.title_exact_chunks(qn text, source_ids text[] DEFAULT NULL::text[], compiled_only boolean DEFAULT false, filt tsquery DEFAULT NULL::tsquery, visible_only boolean DEFAULT false) RETURNS bigint[]
     LANGUAGE plpgsql STABLE
     SET search_path TO 'brain', 'public', 'pg_temp'
     SET plan_cache_mode TO 'force_generic_plan'
@@ -3360,11 +3372,21 @@ BEGIN
 	IF coalesce(qn, '') = '' OR length(qn) > 1000 THEN
 		RETURN '{}';
 	END IF;
-	pages := ARRAY(
-		SELECT pg.id FROM brain.pages pg
-		WHERE lower(pg.title) = qn
-		  AND (source_ids IS NULL OR pg.source_id = ANY (source_ids))
-		LIMIT 21);
+	-- (two statements, so that the owner's plan holds no agent filter)
+	IF coalesce(visible_only, false) THEN
+		pages := ARRAY(
+			SELECT pg.id FROM brain.pages pg
+			WHERE lower(pg.title) = qn
+			  AND (source_ids IS NULL OR pg.source_id = ANY (source_ids))
+			  AND EXISTS (SELECT 1 FROM brain.page_pii t WHERE t.page_id = pg.id AND t.agent_visible)
+			LIMIT 21);
+	ELSE
+		pages := ARRAY(
+			SELECT pg.id FROM brain.pages pg
+			WHERE lower(pg.title) = qn
+			  AND (source_ids IS NULL OR pg.source_id = ANY (source_ids))
+			LIMIT 21);
+	END IF;
 	IF cardinality(pages) > 20 THEN
 		RETURN '{}';
 	END IF;
@@ -4120,8 +4142,8 @@ ALTER TABLE ONLY brain.pages ALTER COLUMN id SET DEFAULT nextval('brain.pages_id
 -- Data for Name: audit_log; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.audit_log VALUES (1, '2026-11-25 18:28:18.033845+00', 's-1', '', 'query', 'success', NULL, '{}', 'search', 'a036edbe74eadd8b170718c92f505b9fdf1d1f6b45f9a5daa26395cc39359e30', 1, '\x0000000000000000000000000000000000000000000000000000000000000000', '\x360fecea03e6d8925ddc8c10a0b5eb083a156b032bab26516ec076f8e1a444b0');
-INSERT INTO brain.audit_log VALUES (2, '2026-11-25 18:28:18.035854+00', 's-1', '', 'get_page', 'refused', 'pii_blocked', '{credential}', 'read', '4966388653f18705c65234b96bb1ecc7bca43d2f476e57484b966f6d614da567', 1, '\x360fecea03e6d8925ddc8c10a0b5eb083a156b032bab26516ec076f8e1a444b0', '\x16cd2297cbda71929235ff24a90b35cb18d8a76ab3f875cb2a28a9929b885648');
+INSERT INTO brain.audit_log VALUES (1, '2026-11-25 18:37:19.939876+00', 's-1', '', 'query', 'success', NULL, '{}', 'search', 'a036edbe74eadd8b170718c92f505b9fdf1d1f6b45f9a5daa26395cc39359e30', 1, '\x0000000000000000000000000000000000000000000000000000000000000000', '\xf07545febe1a1e3f07d4939a466561e5361a8cb7a3fbda9419091458aefcdaa3');
+INSERT INTO brain.audit_log VALUES (2, '2026-11-25 18:37:19.941522+00', 's-1', '', 'get_page', 'refused', 'pii_blocked', '{credential}', 'read', '4966388653f18705c65234b96bb1ecc7bca43d2f476e57484b966f6d614da567', 1, '\xf07545febe1a1e3f07d4939a466561e5361a8cb7a3fbda9419091458aefcdaa3', '\xe5002ec4f220658ae4d7cb0b335436ccdf19083305a257c41a5a97c5989d370a');
 
 
 --
@@ -4138,11 +4160,11 @@ INSERT INTO brain.chunks VALUES (4, 2, 1, 'timeline', '2024-03-01: new wicks', '
 -- Data for Name: config; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.config VALUES ('embedding_dim', '256', '2026-11-25 18:28:17.865108+00');
-INSERT INTO brain.config VALUES ('embedder', 'local', '2026-11-25 18:28:17.865108+00');
-INSERT INTO brain.config VALUES ('embed_model', 'hash-tsv-v1', '2026-11-25 18:28:17.865108+00');
-INSERT INTO brain.config VALUES ('schema_version', '25', '2026-11-25 18:28:17.865108+00');
-INSERT INTO brain.config VALUES ('functions_checksum', '5953de4b147ebaf39575092f3d748892216ede7468f473ee59c969a42fe145b5:0e6bfdde19e07e58c430c0006fd4f04c7684b7b8b3fac5b1fb87dc3169a51577', '2026-11-25 18:28:18.004851+00');
+INSERT INTO brain.config VALUES ('embedding_dim', '256', '2026-11-25 18:37:19.755371+00');
+INSERT INTO brain.config VALUES ('embedder', 'local', '2026-11-25 18:37:19.755371+00');
+INSERT INTO brain.config VALUES ('embed_model', 'hash-tsv-v1', '2026-11-25 18:37:19.755371+00');
+INSERT INTO brain.config VALUES ('schema_version', '25', '2026-11-25 18:37:19.755371+00');
+INSERT INTO brain.config VALUES ('functions_checksum', '12da2683b10852182e187d527271d95d1a87c9fd4a33e609c3eaff816ef30e6f:b321ddb8499bae603e13765311fd405afa60bfe13eb499cdea221dc1ca9c1c9b', '2026-11-25 18:37:19.911411+00');
 
 
 --
@@ -4162,14 +4184,14 @@ INSERT INTO brain.corpus_stats VALUES (true, 4, 26);
 -- Data for Name: eval_candidates; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.eval_candidates VALUES (1, 'query', 'who keeps the lanterns', '{people/alice-smith}', '{}', '{}', NULL, NULL, NULL, true, false, 4.200, false, NULL, NULL, '2026-11-25 18:28:18.033143+00');
+INSERT INTO brain.eval_candidates VALUES (1, 'query', 'who keeps the lanterns', '{people/alice-smith}', '{}', '{}', NULL, NULL, NULL, true, false, 4.200, false, NULL, NULL, '2026-11-25 18:37:19.939124+00');
 
 
 --
 -- Data for Name: eval_capture_failures; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-25 18:28:18.024252+00', '2026-11-25 18:28:18.024252+00', 'search', 'db_down', NULL, 'connection refused', NULL);
+INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-25 18:37:19.93016+00', '2026-11-25 18:37:19.93016+00', 'search', 'db_down', NULL, 'connection refused', NULL);
 
 
 --
@@ -4224,17 +4246,17 @@ INSERT INTO brain.eval_capture_failures VALUES (1, '2026-11-25 18:28:18.024252+0
 -- Data for Name: page_pii; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.page_pii VALUES (1, '{contact}', DEFAULT, 'heuristic', '2026-11-25 18:28:18.024252+00', false, true);
-INSERT INTO brain.page_pii VALUES (3, '{contact}', DEFAULT, 'heuristic', '2026-11-25 18:28:18.024252+00', false, true);
+INSERT INTO brain.page_pii VALUES (1, '{contact}', DEFAULT, 'heuristic', '2026-11-25 18:37:19.93016+00', false, true);
+INSERT INTO brain.page_pii VALUES (3, '{contact}', DEFAULT, 'heuristic', '2026-11-25 18:37:19.93016+00', false, true);
 
 
 --
 -- Data for Name: pages; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.pages VALUES (1, 'default', 'people/alice-smith', 'Alice Smith', 'page', 'Alice keeps the harbour lanterns lit.', '', '{}', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '2026-11-25 18:28:18.024252+00', '2026-11-25 18:28:18.024252+00', 'put');
-INSERT INTO brain.pages VALUES (2, 'default', 'projects/lantern', 'Lantern project', 'page', 'Brass lanterns, rebuilt every spring.', '2024-03-01: new wicks', '{}', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '2026-11-25 18:28:18.024252+00', '2026-11-25 18:28:18.024252+00', 'put');
-INSERT INTO brain.pages VALUES (3, 'notes', 'people/alice-smith', 'Alice (notes)', 'page', 'Call Alice about the wicks.', '', '{}', 'cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc', '2026-11-25 18:28:18.024252+00', '2026-11-25 18:28:18.024252+00', 'put');
+INSERT INTO brain.pages VALUES (1, 'default', 'people/alice-smith', 'Alice Smith', 'page', 'Alice keeps the harbour lanterns lit.', '', '{}', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '2026-11-25 18:37:19.93016+00', '2026-11-25 18:37:19.93016+00', 'put');
+INSERT INTO brain.pages VALUES (2, 'default', 'projects/lantern', 'Lantern project', 'page', 'Brass lanterns, rebuilt every spring.', '2024-03-01: new wicks', '{}', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', '2026-11-25 18:37:19.93016+00', '2026-11-25 18:37:19.93016+00', 'put');
+INSERT INTO brain.pages VALUES (3, 'notes', 'people/alice-smith', 'Alice (notes)', 'page', 'Call Alice about the wicks.', '', '{}', 'cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc', '2026-11-25 18:37:19.93016+00', '2026-11-25 18:37:19.93016+00', 'put');
 
 
 --
@@ -4260,8 +4282,8 @@ INSERT INTO brain.source_boosts VALUES ('people/', 1.5);
 -- Data for Name: sources; Type: TABLE DATA; Schema: brain; Owner: -
 --
 
-INSERT INTO brain.sources VALUES ('default', 'Default source', '2026-11-25 18:28:17.865108+00', '{}');
-INSERT INTO brain.sources VALUES ('notes', 'Notes', '2026-11-25 18:28:18.024252+00', '{}');
+INSERT INTO brain.sources VALUES ('default', 'Default source', '2026-11-25 18:37:19.755371+00', '{}');
+INSERT INTO brain.sources VALUES ('notes', 'Notes', '2026-11-25 18:37:19.93016+00', '{}');
 
 
 --
