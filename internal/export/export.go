@@ -62,9 +62,6 @@ func Export(ctx context.Context, db DB, w io.Writer, opts Options) (Summary, err
 	if err := db.QueryRow(ctx, `SELECT brain.eval_window_end(), statement_timestamp()`).Scan(&sum.WindowEnd, &serverNow); err != nil {
 		return sum, fmt.Errorf("computing the export window end (is the brain migrated? run 'pgbrain migrate'): %w", err)
 	}
-	if !opts.Until.IsZero() && opts.Until.Before(sum.WindowEnd) {
-		sum.WindowEnd = opts.Until
-	}
 	var since *time.Time
 	if opts.Since.IsSet() {
 		sum.WindowStart = opts.Since.At
@@ -72,6 +69,17 @@ func Export(ctx context.Context, db DB, w io.Writer, opts Options) (Summary, err
 			sum.WindowStart = serverNow.Add(-opts.Since.Age)
 		}
 		since = &sum.WindowStart
+		// A transaction that began before the previous window's end but
+		// took its id after it bounds this end to its start, which can fall
+		// before this window's start: the next window would then begin
+		// earlier and repeat what this one's predecessor exported. The end
+		// never precedes the start; an empty window claims nothing.
+		if sum.WindowEnd.Before(sum.WindowStart) {
+			sum.WindowEnd = sum.WindowStart
+		}
+	}
+	if !opts.Until.IsZero() && opts.Until.Before(sum.WindowEnd) {
+		sum.WindowEnd = opts.Until
 	}
 	var tool *string
 	if opts.Tool != "" {

@@ -256,6 +256,54 @@ func TestWindowEndWaitsForInFlightRows(t *testing.T) {
 	}
 }
 
+// A transaction that began before a window's end but wrote its row only
+// after it holds the next end back to its start, before that window's
+// start. The chain must not step back: an export then returns an empty
+// window ending where it began, and no row is exported twice.
+func TestChainedWindowNeverStepsBack(t *testing.T) {
+	t.Parallel()
+	b := dbtest.Open(t)
+	ctx := context.Background()
+	late, err := b.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer late.Rollback(ctx)
+	// The transaction starts now, without a transaction id.
+	var lateStart time.Time
+	if err := late.QueryRow(ctx, `SELECT transaction_timestamp()`).Scan(&lateStart); err != nil {
+		t.Fatal(err)
+	}
+	early := insert(t, b.Pool, "query", "committed after the late transaction began")
+	out1, sum1 := export(t, b.Pool, Options{})
+	if got := ids(t, out1); len(got) != 1 || got[0] != early {
+		t.Fatalf("first window = %v, want [%d]", got, early)
+	}
+	var lateID int64
+	if err := late.QueryRow(ctx, `INSERT INTO brain.eval_candidates (tool_name, query, vector_enabled, latency_ms)
+		VALUES ('query', 'late', false, 1) RETURNING id`).Scan(&lateID); err != nil {
+		t.Fatal(err)
+	}
+	var bound time.Time
+	if err := b.Pool.QueryRow(ctx, `SELECT brain.eval_window_end()`).Scan(&bound); err != nil {
+		t.Fatal(err)
+	}
+	if !bound.Equal(lateStart) || !bound.Before(sum1.WindowEnd) {
+		t.Fatalf("eval_window_end() = %v, want the running transaction's start %v, before the first window's end %v", bound, lateStart, sum1.WindowEnd)
+	}
+	out2, sum2 := export(t, b.Pool, Options{Since: SinceTime(sum1.WindowEnd)})
+	if got := ids(t, out2); len(got) != 0 || !sum2.WindowEnd.Equal(sum1.WindowEnd) {
+		t.Fatalf("second window = %v ending %v, want an empty window ending at its start %v", got, sum2.WindowEnd, sum1.WindowEnd)
+	}
+	if err := late.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	out3, _ := export(t, b.Pool, Options{Since: SinceTime(sum2.WindowEnd)})
+	if got := ids(t, out3); len(got) != 1 || got[0] != lateID {
+		t.Fatalf("third window = %v, want only the late row %d (the first window exported %d)", got, lateID, early)
+	}
+}
+
 // TestChainedWindowsWithConcurrentWriters: writers insert rows in
 // transactions that stay open for a while (some roll back) while exports run
 // back to back, each starting at the previous window end. Every committed row
