@@ -206,6 +206,23 @@ func TestEveryScriptIsFound(t *testing.T) {
 	}
 }
 
+// A page found through Chinese or Japanese bigrams shows its text, without
+// the heading's "#" the snippet would otherwise start with.
+func TestCJKSnippetHasNoHeadingMarks(t *testing.T) {
+	t.Parallel()
+	b := dbtest.Open(t, testdb.Options{Dim: 8})
+	seed(t, b.Pool, []page{
+		{slug: "ja/tokyo", title: "東京", chunks: []chunk{{ct, "# 東京\n\n東京は日本の首都です。", "[1,0,0,0,0,0,0,0]"}}},
+	})
+	r, err := Keyword(ctx(t), b.Pool, "首都", Options{}, Tuning{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Results) != 1 || strings.HasPrefix(r.Results[0].Snippet, "#") || !strings.Contains(r.Results[0].Snippet, "首都") {
+		t.Fatalf("首都: %+v; want ja/tokyo with a snippet of its text, not starting with #", r.Results)
+	}
+}
+
 // A Greek word found through its final sigma is also what the snippet
 // shows: the highlight looks for the word as the chunk writes it (ς).
 func TestGreekSnippetShowsTheWord(t *testing.T) {
