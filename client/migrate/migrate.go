@@ -85,15 +85,26 @@ func Source() (fs.FS, error) {
 
 // Latest is the number of migrations this build knows.
 func Latest() (int32, error) {
+	names, err := Names()
+	return int32(len(names)), err
+}
+
+// Names lists the migrations' file names in order: the name of version N
+// is Names()[N-1].
+func Names() ([]string, error) {
 	src, err := Source()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	names, err := migrate.FindMigrations(src)
+	paths, err := migrate.FindMigrations(src)
 	if err != nil {
-		return 0, fmt.Errorf("listing migrations: %w", err)
+		return nil, fmt.Errorf("listing migrations: %w", err)
 	}
-	return int32(len(names)), nil
+	names := make([]string, len(paths))
+	for i, p := range paths {
+		names[i] = path.Base(p)
+	}
+	return names, nil
 }
 
 // Migrate brings the database at url up to the latest schema. It is what

@@ -54,17 +54,26 @@ func migrateAndReport(c *cli.Context, opts migrate.Options) error {
 		return err
 	}
 	applied := 0
+	names, namesErr := migrate.Names()
+	latest := int32(len(names))
 	opts.OnStart = func(seq int32, name string) {
 		applied++
+		// One line for the whole run: a new brain takes every migration,
+		// and a line each said nothing a user acts on.
+		if applied > 1 {
+			return
+		}
+		if namesErr == nil && latest > seq {
+			fmt.Fprintf(c.App.ErrWriter, "pgbrain: applying migrations %d to %d (%s to %s)\n", seq, latest, name, names[latest-1])
+			return
+		}
 		fmt.Fprintf(c.App.ErrWriter, "pgbrain: applying migration %d %s\n", seq, name)
 	}
 	if err := migrate.Migrate(c.Context, u, opts); err != nil {
 		return err
 	}
-	if applied == 0 && c.Command.Name == "migrate" {
-		if latest, err := migrate.Latest(); err == nil {
-			fmt.Fprintf(c.App.ErrWriter, "pgbrain: the schema is at version %d already: no migration to apply\n", latest)
-		}
+	if applied == 0 && c.Command.Name == "migrate" && namesErr == nil {
+		fmt.Fprintf(c.App.ErrWriter, "pgbrain: the schema is at version %d already: no migration to apply\n", latest)
 	}
 	b, err := brain.Open(c.Context, u)
 	if err != nil {

@@ -287,7 +287,7 @@ var volatile = []struct {
 	{regexp.MustCompile(`(chain_hash"?:?\s*"?)[0-9a-f]{64}`), "${1}<HEX>"},
 	// The migrations an empty database receives, and the schema version,
 	// change with every release (and numbers may be reassigned on merge).
-	{regexp.MustCompile(`(pgbrain: applying migration \d+ \S+\n)+`), "pgbrain: applying migration <SEQ> <NAME> (each)\n"},
+	{regexp.MustCompile(`pgbrain: applying migrations 1 to \d+ \(001_\S+ to \S+\)\n`), "pgbrain: applying migrations 1 to <LATEST> (001_<NAME> to <NAME>)\n"},
 	{regexp.MustCompile(`(schema +)\d+ \(this pgbrain: \d+\)`), "${1}<LATEST> (this pgbrain: <LATEST>)"},
 	{regexp.MustCompile(`("(?:database_schema|latest_schema)":\s*)\d+`), "${1}<LATEST>"},
 }
