@@ -16,6 +16,7 @@ import (
 	"github.com/pgbrain/pgbrain/internal/brain"
 	"github.com/pgbrain/pgbrain/internal/capture"
 	"github.com/pgbrain/pgbrain/internal/expand"
+	"github.com/pgbrain/pgbrain/internal/scrub"
 	"github.com/pgbrain/pgbrain/internal/search"
 )
 
@@ -75,8 +76,10 @@ func searchCommand() *cli.Command {
 
 // answerNotes prints, for search and query alike, the notes that keep an
 // answer from being misread: no word to search for, a dropped phrase, a cut
-// query, an answer of vector matches alone.
+// query, an answer of vector matches alone. They quote the query's words
+// (a -word as typed), so they are scrubbed like every other copy of it.
 func answerNotes(w io.Writer, r *search.Response) {
+	w = scrub.NewWriter(w)
 	noWordsNote(w, r)
 	negatedNote(w, r)
 	phrasesNote(w, r)

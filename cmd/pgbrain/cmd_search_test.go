@@ -354,6 +354,13 @@ func TestNegatedWordsAreNoted(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "find") || strings.Contains(errOut, "left out") {
 			t.Errorf("%s 'files -n': exit %d, stdout %q, stderr %q; want find and no note", cmd, code, out, errOut)
 		}
+		// The note quotes the query, so it is scrubbed like the query.
+		for _, secret := range []string{"john.smith@example.com", "AKIAIOSFODNN7EXAMPLE"} {
+			_, errOut, code = pgbrain(t, url, "", cmd, "--", "files -"+secret)
+			if code != 0 || strings.Contains(errOut, secret) || !strings.Contains(errOut, `pages holding "[REDACTED]" were left out`) {
+				t.Errorf("%s 'files -%s': exit %d, stderr %q; want the note with the word redacted", cmd, secret, code, errOut)
+			}
+		}
 	}
 }
 
