@@ -1,6 +1,8 @@
 package pii
 
 import (
+	"bytes"
+	"encoding/base64"
 	"regexp"
 	"slices"
 	"strings"
@@ -160,6 +162,7 @@ func (f *finder) secrets(query bool) {
 	if query {
 		f.awsSecrets(f.hintsAt(hintSecret))
 		f.assignments(true)
+		f.queryCredentials()
 		if strings.Contains(t, "_live_") || strings.Contains(t, "_test_") {
 			for _, m := range queryKeyRE.FindAllStringIndex(t, -1) {
 				f.out = append(f.out, candidate{m[0], m[1], KindAPIKey})
@@ -243,6 +246,65 @@ func (f *finder) assignments(query bool) {
 	}
 }
 
+// queryCredentialREs are credentials pasted into queries in shapes no
+// name = value rule reads, each on the lower-cased text with the secret in
+// the first group that matched: "pass=" under at most one prefix
+// ("smtp_pass", "imap.pass"; not "col_in_pass" of C code) and only with
+// '=' ("first pass: lexing" is prose),
+// the password glued to a MySQL client's -p flag or given to sshpass -p,
+// and HTTP Basic credentials (basicCredentials checks the token).
+var queryCredentialREs = []*regexp.Regexp{
+	regexp.MustCompile(`\b(?:[a-z0-9]+[_\-.])?pass["']?[ \t]*=[ \t]*["']?([^\s"',;]+)`),
+	regexp.MustCompile(`\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mariadb|mariadb-dump)\b[^\n|;&]*?[ \t]-p(?:'([^'\n]+)'|"([^"\n]+)"|([^\s"'-][^\s"']*))`),
+	regexp.MustCompile(`\bsshpass\b[^\n|;&]*?[ \t]-p[ \t]*(?:'([^'\n]+)'|"([^"\n]+)"|([^\s"'-][^\s"']*))`),
+	regexp.MustCompile(`\bbasic[ \t]+([a-z0-9+/]{8,}={0,2})(?:[^a-z0-9+/=]|$)`),
+}
+
+// queryCredentials records the matches of queryCredentialREs. The Basic
+// token is matched case-folded and checked on the original text.
+func (f *finder) queryCredentials() {
+	lower := f.lower
+	for i, re := range queryCredentialREs {
+		if i == 0 && !strings.Contains(lower, "pass") || i == 1 && !strings.Contains(lower, "-p") ||
+			i == 2 && !strings.Contains(lower, "sshpass") || i == 3 && !strings.Contains(lower, "basic") {
+			continue
+		}
+		for _, m := range re.FindAllStringSubmatchIndex(lower, -1) {
+			g := 2 // the first group that matched: quoted or bare
+			for g+2 < len(m) && m[g] < 0 {
+				g += 2
+			}
+			v := f.text[m[g]:m[g+1]]
+			if i == 3 && !basicCredentials(lower, m[0], v) || i != 3 && notAValue(v) {
+				continue
+			}
+			f.out = append(f.out, candidate{m[g], m[g+1], KindSecret})
+		}
+	}
+}
+
+// basicCredentials reports whether v, the token after "Basic" at at in
+// lower, is HTTP Basic credentials: base64 of "user:password" (RFC 7617),
+// or any base64-looking token right after an Authorization header. "basic
+// authentication" and "Basic usage" are words, not tokens.
+func basicCredentials(lower string, at int, v string) bool {
+	raw := strings.TrimRight(v, "=")
+	if b, err := base64.RawStdEncoding.DecodeString(raw); err == nil && bytes.IndexByte(b, ':') > 0 && printableASCII(b) {
+		return true
+	}
+	before := strings.TrimRight(lower[:at], " \t\"'")
+	return strings.HasSuffix(before, "authorization:") && (hasUpper(v) || strings.ContainsAny(v, "0123456789+/="))
+}
+
+func printableASCII(b []byte) bool {
+	for _, c := range b {
+		if c < ' ' || c > '~' {
+			return false
+		}
+	}
+	return true
+}
+
 // awsSecrets finds AWS secret access keys after their label, which
 // secretAssignRE does not accept (the name ends in "access_key") and which
 // may be separated from the key by blanks alone.
@@ -280,8 +342,35 @@ func (f *finder) privateKeys() {
 			if k := strings.Index(t[endAt+9:], "-----"); k >= 0 && k < 64 {
 				stop = endAt + 9 + k + 5
 			}
+		} else {
+			stop = keyBodyEnd(t, stop)
 		}
 		f.add(m[0], stop, KindPrivateKey)
+	}
+}
+
+// keyBodyEnd returns where the base64 body of a PEM block cut off before
+// its END line ends, reading from p: runs of the base64 alphabet of 16 or
+// more characters (a body line is 64), separated by white space; the first
+// shorter run ends it unless it closes the body with '='. A pasted key cut
+// short loses its body too, not just its header.
+func keyBodyEnd(t string, p int) int {
+	end := p
+	for q := p; ; {
+		for q < len(t) && (t[q] == ' ' || t[q] == '\t' || t[q] == '\r' || t[q] == '\n') {
+			q++
+		}
+		r := q
+		for r < len(t) && (isAlnum(t[r]) || t[r] == '+' || t[r] == '/' || t[r] == '=') {
+			r++
+		}
+		if r == q || (r-q < 16 && t[r-1] != '=') || (r < len(t) && t[r] > ' ' && t[r] != '-') {
+			return end
+		}
+		end, q = r, r
+		if t[r-1] == '=' {
+			return end
+		}
 	}
 }
 

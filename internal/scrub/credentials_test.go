@@ -33,6 +33,19 @@ var credentialCases = []struct {
 	// Private keys.
 	{"private key block", "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1234\n-----END RSA PRIVATE KEY-----", "R"},
 	{"private key header only", "why -----BEGIN OPENSSH PRIVATE KEY----- fails", "why R fails"},
+	// A paste cut off before its END line loses its body too.
+	{"private key cut off", "-----BEGIN PRIVATE KEY----- MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcw more", "R more"},
+	{"private key lines cut off", "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx7abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLM\nQWERTYUIOPASDFGHJKLZXCVBNM1234567890qw==\nthanks", "R\nthanks"},
+	// HTTP Basic credentials: base64 of user:password.
+	{"basic authorization header", "Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic R"},
+	{"basic in curl", "curl -H 'Authorization: Basic YWxhZGRpbjpvcGVuc2VzYW1l' http://x", "curl -H 'Authorization: Basic R' http://x"},
+	{"basic without header", "basic dXNlcjpwYXNz header rejected", "basic R header rejected"},
+	// Passwords on command lines and under a short name.
+	{"pass equals", "pass=Tr0ub4dor&3", "pass=R"},
+	{"smtp pass", "smtp_pass = hunter2 and user=bob", "smtp_pass = R and user=bob"},
+	{"mysql -p", "mysql -u root -pS3cretPass db", "mysql -u root -p[REDACTED] db"},
+	{"mysqldump -p quoted", "mysqldump -h db -u app -p'x y' mydb", "mysqldump -h db -u app -p'R' mydb"},
+	{"sshpass -p", "sshpass -p hunter2 ssh host", "sshpass -p R ssh host"},
 	// Assignments.
 	{"password colon", "password: hunter2", "password: R"},
 	{"password equals", "PASSWORD=hunter2", "PASSWORD=R"},
@@ -104,6 +117,12 @@ var keptCases = []string{
 	"password: ******** in the docs",
 	"token: ${GITHUB_TOKEN} in the workflow",
 	"café naïve 東京 Ελληνικά 🙂",
+	"basic authentication in nginx",
+	"Basic usage of Basic Auth",
+	"first pass: lexing, second pass: parsing",
+	"int col_in_pass = PNG_COL_IN_INTERLACE_PASS(output_x, pass);",
+	"mysql -u root -p db (asks for the password)",
+	"what does -p do in grep -p",
 }
 
 func TestScrubCredentials(t *testing.T) {
