@@ -118,6 +118,20 @@ func TestBuildDuplicateNamesBothLines(t *testing.T) {
 	}
 }
 
+// Queries the scrubber emptied read alike ("[REDACTED]"): the first is
+// kept, the others left out, and publishing goes on.
+func TestBuildKeepsOneOfRedactedDuplicates(t *testing.T) {
+	data := `{"schema_version":1,"tool_name":"search","query":"[REDACTED]"}
+{"schema_version":1,"tool_name":"search","query":"who is alice"}
+{"schema_version":1,"tool_name":"search","query":"[REDACTED]"}
+{"schema_version":1,"tool_name":"query","query":"[REDACTED]"}
+`
+	_, meta, err := Build("r.ndjson", []byte(data), Options{})
+	if err != nil || meta.RowCount != 3 {
+		t.Fatalf("Build: %v, %+v; want 3 rows (one redacted search, alice, one redacted query)", err, meta)
+	}
+}
+
 func TestPublishFileRefusesWithoutForce(t *testing.T) {
 	dir := t.TempDir()
 	to := filepath.Join(dir, "b.ndjson")
