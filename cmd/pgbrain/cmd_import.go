@@ -67,7 +67,7 @@ func importCommand() *cli.Command {
 						return err
 					}
 				} else {
-					printSummary(c.App.Writer, sum)
+					printSummary(c.App.Writer, c.App.ErrWriter, sum)
 				}
 				if sum.Failed > 0 || sum.PruneSkipped != "" {
 					return cli.Exit("", 1)
@@ -147,7 +147,9 @@ func dropFormat(s string) string {
 	}, s)
 }
 
-func printSummary(w io.Writer, s ingest.Summary) {
+// printSummary writes the import's report to w and each file that failed,
+// an error, to errw.
+func printSummary(w, errw io.Writer, s ingest.Summary) {
 	fmt.Fprintf(w, "imported %s in %.1fs: %d added, %d updated, %d unchanged, %d failed",
 		count(s.Files, "file", "files"), s.Elapsed.Seconds(), s.Added, s.Updated, s.Unchanged, s.Failed)
 	if s.Pruned > 0 {
@@ -164,7 +166,7 @@ func printSummary(w io.Writer, s ingest.Summary) {
 	}
 	fmt.Fprintln(w)
 	for _, f := range s.Failures {
-		fmt.Fprintf(w, "  failed: %s: %s\n", f.Path, f.Reason)
+		fmt.Fprintf(errw, "pgbrain: failed: %s: %s\n", f.Path, f.Reason)
 	}
 	if s.Files == 0 && s.NotMarkdown > 0 {
 		fmt.Fprintf(w, "  no .md file found: %s left out; pgbrain imports files whose names end in .md (rename them, or add one with 'pgbrain put SLUG < FILE')\n",

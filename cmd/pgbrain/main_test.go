@@ -107,9 +107,9 @@ func TestPageCommandsRoundTrip(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "bad.md"), []byte("\xff\xfe"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, _, code := pgbrain(t, url, "", "import", dir, "--writers", "1")
-	if code != 1 || !strings.Contains(out, "1 added") || !strings.Contains(out, "failed: bad.md") {
-		t.Fatalf("import with a bad file: code %d, out %q", code, out)
+	out, errOut, code := pgbrain(t, url, "", "import", dir, "--writers", "1")
+	if code != 1 || !strings.Contains(out, "1 added") || strings.Contains(out, "bad.md") || !strings.Contains(errOut, "pgbrain: failed: bad.md") {
+		t.Fatalf("import with a bad file: code %d, stdout %q, stderr %q; want the summary on stdout and the failure on stderr", code, out, errOut)
 	}
 	out, _, code = pgbrain(t, url, "", "get", "widget-co")
 	if code != 0 || out != page {
