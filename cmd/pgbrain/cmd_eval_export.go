@@ -74,7 +74,7 @@ func evalExportCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(stderr, "exported %d rows; window end %s\n", sum.Rows, sum.WindowEnd.UTC().Format(export.TimeLayout))
+				fmt.Fprintf(stderr, "exported %s; window end %s\n", count(int(sum.Rows), "row", "rows"), sum.WindowEnd.UTC().Format(export.TimeLayout))
 				if sum.Rows == 0 {
 					captureOffHint(c)
 				}

@@ -260,11 +260,19 @@ func piiCounts(ctx context.Context, db *pgxpool.Pool, r *Report) error {
 			return fmt.Errorf("counting unclassified pages: %w", err)
 		}
 		if n := r.Unclassified + r.StaleClassified; n > 0 {
-			r.warn("%d pages have no current PII classification (%d never classified, %d changed since, e.g. from psql): agents cannot see them until 'pgbrain pii scan'",
-				n, r.Unclassified, r.StaleClassified)
+			have := "pages have"
+			if n == 1 {
+				have = "page has"
+			}
+			r.warn("%d %s no current PII classification (%d never classified, %d changed since, e.g. from psql): agents cannot see them until 'pgbrain pii scan'",
+				n, have, r.Unclassified, r.StaleClassified)
 		}
 		if r.PendingChunks > 0 {
-			r.warn("%d pages were written without their chunks (e.g. from psql), so search does not find their new text: run 'pgbrain embed --stale'", r.PendingChunks)
+			were := "pages were"
+			if r.PendingChunks == 1 {
+				were = "page was"
+			}
+			r.warn("%d %s written without their chunks (e.g. from psql), so search does not find their new text: run 'pgbrain embed --stale'", r.PendingChunks, were)
 		}
 		if r.Roles != "ready" {
 			r.warn("pgbrain roles %s: every command runs as the connecting role and serve refuses to start; see docs/security.md", strings.TrimPrefix(r.Roles, "missing: "))
