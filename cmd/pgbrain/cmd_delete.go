@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -17,7 +18,7 @@ func deleteCommand() *cli.Command {
 		ArgsUsage: "SLUG",
 		Flags:     []cli.Flag{sourceFlag},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
+			if c.NArg() != 1 || strings.TrimSpace(c.Args().First()) == "" {
 				return usageError("delete: give exactly one slug")
 			}
 			return withBrain(c, brain.RoleWriter, func(ctx context.Context, b *brain.Brain) error {

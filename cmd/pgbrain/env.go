@@ -23,6 +23,11 @@ func homeDir(c *cli.Context) (string, error) {
 	if h := c.String("home"); h != "" {
 		return filepath.Abs(h)
 	}
+	// --home= (a variable that expanded to nothing) would quietly use, and
+	// start a server for, ~/.pgbrain. An empty PGBRAIN_HOME reads as unset.
+	if _, fromEnv := os.LookupEnv("PGBRAIN_HOME"); c.IsSet("home") && !fromEnv {
+		return "", usageError("--home is empty: give pgbrain's home directory, or leave --home out for ~/.pgbrain")
+	}
 	u, err := os.UserHomeDir()
 	if err != nil {
 		return "", fmt.Errorf("finding your home directory (set PGBRAIN_HOME): %w", err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,7 +74,7 @@ func TestPutSuggestsTheSlugImportWouldUse(t *testing.T) {
 	}
 	// A name with a segment of nothing a slug keeps would import under a
 	// hash ("x3973e022"): no name to suggest.
-	for _, name := range []string{"-", "!!!", " ", "..", "notes/---"} {
+	for _, name := range []string{"-", "!!!", "..", "notes/---"} {
 		_, errOut, code := pgbrain(t, url, "# X\n\nbody\n", "put", "--no-embed", name)
 		if code == 0 || !strings.Contains(errOut, "is not valid") || strings.Contains(errOut, "imports as") {
 			t.Errorf("put %q: exit %d, %q; want a refusal suggesting no slug", name, code, errOut)
@@ -162,6 +163,35 @@ func TestPutOfAnImportedPagesContentSaysItIsNowPut(t *testing.T) {
 		_, errOut, code := pgbrain(t, url, content, "put", "--no-embed", "awk")
 		if code != 0 || !strings.Contains(errOut, "unchanged awk") || strings.Contains(errOut, note) != want {
 			t.Errorf("put %d of the imported content: exit %d, %q; want unchanged, note shown %v", i+1, code, errOut, want)
+		}
+	}
+}
+
+// An empty argument, as a shell variable that expanded to nothing gives,
+// is a usage error naming what to give, not a lookup of nothing; an empty
+// --home does not quietly fall back to ~/.pgbrain.
+func TestEmptyArgumentsAreUsageErrors(t *testing.T) {
+	t.Parallel()
+	url := testdb.New(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"get", ""}, "get: give exactly one slug"},
+		{[]string{"delete", " "}, "delete: give exactly one slug"},
+		{[]string{"import", ""}, "import: give exactly one directory"},
+		{[]string{"put", ""}, "put: give exactly one slug"},
+	} {
+		_, errOut, code := pgbrain(t, url, "page\n", tc.args...)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("pgbrain %q: exit %d, stderr %q; want exit 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+	if _, set := os.LookupEnv("PGBRAIN_HOME"); !set {
+		var out, errOut strings.Builder
+		code := run(context.Background(), []string{"pgbrain", "--home=", "list"}, strings.NewReader(""), &out, &errOut)
+		if code != 2 || !strings.Contains(errOut.String(), "--home is empty") {
+			t.Errorf("pgbrain --home= list: exit %d, stderr %q; want exit 2 naming the empty --home", code, errOut.String())
 		}
 	}
 }
