@@ -105,6 +105,11 @@ func vectorOnlyNote(w io.Writer, r *search.Response) {
 		fmt.Fprintln(w, "pgbrain: note: no page holds a word of the query without a word it excludes (-word); these are the nearest chunks by the vector arm alone, which may be unrelated (see docs/retrieval.md, \"Fusion and the trust rule\")")
 		return
 	}
+	if d := r.Meta.DetailResolved; d != nil && *d == "low" {
+		// --detail low searched compiled truth only: a timeline may hold them.
+		fmt.Fprintln(w, "pgbrain: note: no page's compiled truth holds a word of the query (detail low leaves timelines out: try --detail medium); these are the nearest chunks by the vector arm alone, which may be unrelated (see docs/retrieval.md, \"Fusion and the trust rule\")")
+		return
+	}
 	fmt.Fprintln(w, "pgbrain: note: no page holds a word of the query; these are the nearest chunks by the vector arm alone, which may be unrelated (see docs/retrieval.md, \"Fusion and the trust rule\")")
 }
 

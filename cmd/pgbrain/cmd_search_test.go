@@ -388,6 +388,29 @@ func TestVectorOnlyAnswerIsNoted(t *testing.T) {
 	}
 }
 
+// A word only a timeline holds, asked for with --detail low (compiled truth
+// only): the note says the detail left it out, not that no page holds it.
+func TestVectorOnlyNoteNamesDetailLow(t *testing.T) {
+	t.Parallel()
+	url := testdb.New(t)
+	dir := t.TempDir()
+	page := "# Ledger\n\nThe accounts of the year.\n\n## Timeline\n\n- 2024-03-01: zorblax audit passed\n"
+	if err := os.WriteFile(filepath.Join(dir, "ledger.md"), []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := pgbrain(t, url, "", "import", dir); code != 0 {
+		t.Fatalf("import: exit %d: %s %s", code, out, errOut)
+	}
+	_, errOut, code := pgbrain(t, url, "", "query", "--detail", "low", "zorblax")
+	if code != 0 || !strings.Contains(errOut, "detail low leaves timelines out") || strings.Contains(errOut, "no page holds a word") {
+		t.Errorf("query --detail low zorblax: exit %d, stderr %q; want the note naming detail low", code, errOut)
+	}
+	out, errOut, code := pgbrain(t, url, "", "query", "zorblax")
+	if code != 0 || !strings.Contains(out, "ledger") || strings.Contains(errOut, "vector arm alone") {
+		t.Errorf("query zorblax: exit %d, stdout %q, stderr %q; want the ledger and no note", code, out, errOut)
+	}
+}
+
 // list --type finds a type as import stores it, and says so when no page
 // has the type asked for, naming the types in use.
 func TestListTypeNote(t *testing.T) {
