@@ -39,7 +39,7 @@ func parseFile(f slugged, known map[string]string, opts Options) fileResult {
 // parseData parses one item's markdown into r (whose rel and slug are set):
 // unchanged pages are only hashed, changed ones are prepared for writing.
 func parseData(r fileResult, data []byte, known map[string]string, opts Options) fileResult {
-	page, err := markdown.Parse(r.slug, data)
+	page, err := markdown.ParseFile(r.slug, r.rel, data)
 	if err == nil {
 		err = checkLimits(page)
 	}

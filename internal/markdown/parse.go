@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -41,7 +42,14 @@ func ContentHash(data []byte) string {
 // Parse turns the bytes of one markdown file into a Page. slug must satisfy
 // ValidSlug (use SlugFromPath to derive it). Compiled and Timeline use "\n"
 // line endings even when the file uses "\r\n"; Body keeps the original bytes.
-func Parse(slug string, data []byte) (*Page, error) {
+func Parse(slug string, data []byte) (*Page, error) { return ParseFile(slug, "", data) }
+
+// ParseFile is Parse for a file named name (its path; "" for a page given
+// by slug): a page with no title in its frontmatter or headings is titled
+// with the file's name without ".md" ("C#.md" is "C#", though its slug may
+// be "c-835b50e2"), or with the slug's last segment when the name holds
+// control or format characters or is not UTF-8.
+func ParseFile(slug, name string, data []byte) (*Page, error) {
 	if !ValidSlug(slug) {
 		return nil, fmt.Errorf("%w %q: must match %s and be at most %d bytes; derive it with SlugFromPath", ErrInvalidSlug, slug, SlugPattern, MaxSlugLen)
 	}
@@ -72,6 +80,9 @@ func Parse(slug string, data []byte) (*Page, error) {
 	}
 	if p.Title == "" {
 		p.Title = firstH1(p.Compiled)
+	}
+	if p.Title == "" {
+		p.Title = fileTitle(name)
 	}
 	if p.Title == "" {
 		p.Title = slug[strings.LastIndexByte(slug, '/')+1:]
@@ -160,6 +171,7 @@ func trimBlock(s string) string {
 // characters is no title either. Inline links, images and code spans keep
 // their text only.
 func firstH1(s string) string {
+	defs := linkLabels(s)
 	var open fence
 	inFence, inComment := false, false
 	prevEnds := true // the previous line ends any paragraph (blank, heading, fence, start)
@@ -177,7 +189,7 @@ func firstH1(s string) string {
 			continue
 		}
 		if cand != "" && setextH1Underline(t) {
-			if text := titleText(cand); text != "" && utf8.RuneCountInString(text) <= 300 {
+			if text := titleText(cand, defs); text != "" && utf8.RuneCountInString(text) <= 300 {
 				return text
 			}
 		}
@@ -190,7 +202,7 @@ func firstH1(s string) string {
 			continue
 		}
 		if level, text, ok := atxHeading(t); ok {
-			if text = titleText(text); level == 1 && text != "" {
+			if text = titleText(text, defs); level == 1 && text != "" {
 				return text
 			}
 			prevEnds = true
@@ -259,31 +271,101 @@ var (
 	// a link's destination may hold one level of parentheses
 	// ("https://en.wikipedia.org/wiki/C_(language)")
 	inlineImage = regexp.MustCompile(`!\[[^\]]*\](\(([^()]|\([^()]*\))*\)|\[[^\]]*\])`)
-	inlineLink  = regexp.MustCompile(`\[([^\]]*)\](\(([^()]|\([^()]*\))*\)|\[[^\]]*\])`)
-	codeSpan    = regexp.MustCompile("`+([^`]*)`+")
+	inlineLink  = regexp.MustCompile(`\[([^\]]*)\]\(([^()]|\([^()]*\))*\)`)
+	// [text][label] and [text][]: a link only when the document defines
+	// the label ("map[string][]byte" and "m[i][j]" are text)
+	refLink = regexp.MustCompile(`\[([^\]]*)\]\[([^\]]*)\]`)
+	// a definition's label: "[1]: https://..." (up to three spaces before)
+	linkLabelDef = regexp.MustCompile(`(?m)^ {0,3}\[([^\]]+)\]:`)
 )
 
 // titleText is a heading's text as a title: "[libcbor](https://...)" keeps
 // its text, an image (a logo, a build badge, a badge inside a link) is
 // dropped, "`node:module`" keeps its code, and runs of white space are one
 // space.
-func titleText(s string) string {
+func titleText(s string, defs map[string]bool) string {
 	// Code spans first: what they hold is text, even "[a](b)".
 	var out strings.Builder
 	last := 0
-	for _, m := range codeSpan.FindAllStringSubmatchIndex(s, -1) {
-		out.WriteString(linkText(s[last:m[0]]))
+	for _, m := range codeSpans(s) {
+		out.WriteString(linkText(s[last:m[0]], defs))
 		out.WriteString(s[m[2]:m[3]])
 		last = m[1]
 	}
-	out.WriteString(linkText(s[last:]))
+	out.WriteString(linkText(s[last:], defs))
 	return collapseSpace(out.String())
 }
 
-// linkText drops images and keeps the text of links.
-func linkText(s string) string {
+// linkText drops images and keeps the text of links: inline ones, and
+// reference ones whose label defs holds (lower-cased).
+func linkText(s string, defs map[string]bool) string {
 	s = inlineImage.ReplaceAllString(s, "")
-	return inlineLink.ReplaceAllString(s, "$1")
+	s = inlineLink.ReplaceAllString(s, "$1")
+	if len(defs) == 0 {
+		return s
+	}
+	return refLink.ReplaceAllStringFunc(s, func(m string) string {
+		g := refLink.FindStringSubmatch(m)
+		label := g[2]
+		if label == "" {
+			label = g[1]
+		}
+		if defs[strings.ToLower(collapseSpace(label))] {
+			return g[1]
+		}
+		return m
+	})
+}
+
+// codeSpans finds the code spans of s: a run of backticks up to the next
+// run of the same length ("“a`b“" holds "a`b"), as {start, end, text
+// start, text end}. A run with no closing run of its length is text.
+func codeSpans(s string) [][4]int {
+	var out [][4]int
+	for i := 0; i < len(s); {
+		if s[i] != '`' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] == '`' {
+			j++
+		}
+		n, closed := j-i, false
+		for k := j; k < len(s); {
+			if s[k] != '`' {
+				k++
+				continue
+			}
+			e := k
+			for e < len(s) && s[e] == '`' {
+				e++
+			}
+			if e-k == n {
+				out = append(out, [4]int{i, e, j, k})
+				i, closed = e, true
+				break
+			}
+			k = e
+		}
+		if !closed {
+			i = j
+		}
+	}
+	return out
+}
+
+// linkLabels is the set of link reference labels a document defines,
+// lower-cased with runs of white space as one space.
+func linkLabels(s string) map[string]bool {
+	var defs map[string]bool
+	for _, m := range linkLabelDef.FindAllStringSubmatch(s, -1) {
+		if defs == nil {
+			defs = map[string]bool{}
+		}
+		defs[strings.ToLower(collapseSpace(m[1]))] = true
+	}
+	return defs
 }
 
 // textField reads a frontmatter key that must be a single value. Missing and
@@ -344,4 +426,24 @@ func tags(v any) ([]string, error) {
 // from YAML block scalars) into single spaces.
 func collapseSpace(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// fileTitle is a file's name as a title: its last path element without a
+// ".md" ending, or "" when that is blank, not UTF-8, longer than the 1,000
+// characters brain.pages allows a title, or holds control or format
+// characters (a newline, a bidi mark).
+func fileTitle(name string) string {
+	base := name[strings.LastIndexAny(name, `/`)+1:]
+	if len(base) >= 3 && strings.EqualFold(base[len(base)-3:], ".md") {
+		base = base[:len(base)-3]
+	}
+	if strings.TrimSpace(base) == "" || !utf8.ValidString(base) || utf8.RuneCountInString(base) > 1000 {
+		return ""
+	}
+	for _, r := range base {
+		if unicode.In(r, unicode.Cc, unicode.Cf) || r == utf8.RuneError {
+			return ""
+		}
+	}
+	return base
 }

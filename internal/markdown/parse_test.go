@@ -328,7 +328,13 @@ func TestParseTitleAndType(t *testing.T) {
 		{"link and code in a heading keep their text", "a", "# [libcbor](https://github.com/PJK/libcbor) and `node:module` ![logo](x.png)\n", "libcbor and node:module", "page"},
 		{"badge inside a link is dropped", "a", "pkgconf [![test](https://x/badge.svg)](https://x/test.yml)\n===\n", "pkgconf", "page"},
 		{"heading of a badge alone falls back", "doc/tool", "# [![build](https://x/b.svg)](https://x)\n", "tool", "doc"},
-		{"reference link keeps its text", "a", "Tool [docs][1]\n===\n", "Tool docs", "page"},
+		{"reference link keeps its text", "a", "Tool [docs][1]\n===\n\n[1]: https://x\n", "Tool docs", "page"},
+		{"collapsed reference link", "a", "# See [Docs][]\n\n[docs]: https://x\n", "See Docs", "page"},
+		{"brackets without a definition are text", "a", "# map[string][]byte\n", "map[string][]byte", "page"},
+		{"indexing is text", "a", "# matrix[i][j] indexing\n", "matrix[i][j] indexing", "page"},
+		{"an undefined label is text", "a", "# Array[int][str] in Python\n", "Array[int][str] in Python", "page"},
+		{"a code span of two backticks holds one", "a", "# Use ``a`b`` here\n", "Use a`b here", "page"},
+		{"an unclosed backtick is text", "a", "# it`s fine\n", "it`s fine", "page"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -441,6 +447,27 @@ func TestEscapeTimelineHeadings(t *testing.T) {
 	for _, tt := range tests {
 		if got := EscapeTimelineHeadings(tt.in); got != tt.want {
 			t.Errorf("EscapeTimelineHeadings(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// A page with no title of its own is titled with its file's name, which
+// its slug may not show ("C#.md" stored as "c-835b50e2" beside "C.md").
+func TestParseFileTitleFallsBackToTheFileName(t *testing.T) {
+	for _, tc := range []struct{ slug, name, want string }{
+		{"c-835b50e2", "C#.md", "C#"},
+		{"bc-readme", "bc-README.md", "bc-README"},
+		{"notes/my-page", "notes/My Page.MD", "My Page"},
+		{"new-line", "new\nline.md", "new-line"},
+		{"rtl", "a\u202eb.md", "rtl"},
+		{"plain", "", "plain"},
+	} {
+		p, err := ParseFile(tc.slug, tc.name, []byte("no heading\n"))
+		if err != nil {
+			t.Fatalf("ParseFile(%q, %q): %v", tc.slug, tc.name, err)
+		}
+		if p.Title != tc.want {
+			t.Errorf("ParseFile(%q, %q) title %q, want %q", tc.slug, tc.name, p.Title, tc.want)
 		}
 	}
 }
