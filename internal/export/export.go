@@ -69,11 +69,22 @@ func Export(ctx context.Context, db DB, w io.Writer, opts Options) (Summary, err
 			sum.WindowStart = serverNow.Add(-opts.Since.Age)
 		}
 		since = &sum.WindowStart
+		// A start the server's clock has not reached would become the end
+		// printed for the next run, claiming rows not yet written.
+		if sum.WindowStart.After(serverNow) {
+			return sum, fmt.Errorf("--since %s is later than the server's clock (%s): pass the window end a previous export printed, or an earlier time",
+				sum.WindowStart.UTC().Format(TimeLayout), serverNow.UTC().Format(TimeLayout))
+		}
+		if !opts.Until.IsZero() && opts.Until.Before(sum.WindowStart) {
+			return sum, fmt.Errorf("--until %s is before --since %s: the window would be empty; give an --until after --since",
+				opts.Until.UTC().Format(TimeLayout), sum.WindowStart.UTC().Format(TimeLayout))
+		}
 		// A transaction that began before the previous window's end but
 		// took its id after it bounds this end to its start, which can fall
 		// before this window's start: the next window would then begin
 		// earlier and repeat what this one's predecessor exported. The end
-		// never precedes the start; an empty window claims nothing.
+		// never precedes the start (an --until before it is refused above);
+		// an empty window claims nothing.
 		if sum.WindowEnd.Before(sum.WindowStart) {
 			sum.WindowEnd = sum.WindowStart
 		}

@@ -447,3 +447,23 @@ func TestPrune(t *testing.T) {
 		})
 	}
 }
+
+// A --since the server's clock has not reached, or an --until before it,
+// is refused naming both times: the first would print an end that claims
+// rows not yet written, the second an empty window.
+func TestExportRefusesWindowsThatCannotHold(t *testing.T) {
+	t.Parallel()
+	b := dbtest.Open(t)
+	future := time.Now().Add(24 * time.Hour)
+	var buf bytes.Buffer
+	if _, err := Export(context.Background(), b.Pool, &buf, Options{Since: SinceTime(future)}); err == nil || !strings.Contains(err.Error(), "later than the server's clock") {
+		t.Errorf("--since tomorrow: err = %v; want a refusal naming the server's clock", err)
+	}
+	past := time.Now().Add(-time.Hour)
+	if _, err := Export(context.Background(), b.Pool, &buf, Options{Since: SinceTime(past), Until: past.Add(-time.Minute)}); err == nil || !strings.Contains(err.Error(), "is before --since") {
+		t.Errorf("--until before --since: err = %v; want a refusal", err)
+	}
+	if buf.Len() != 0 {
+		t.Errorf("refused exports wrote %q", buf.String())
+	}
+}

@@ -318,8 +318,9 @@ func linkText(s string, defs map[string]bool) string {
 }
 
 // codeSpans finds the code spans of s: a run of backticks up to the next
-// run of the same length ("“a`b“" holds "a`b"), as {start, end, text
-// start, text end}. A run with no closing run of its length is text.
+// run of the same length (two backticks on each side of a`b hold a`b), as
+// {start, end, text start, text end}. A run with no closing run of its
+// length is text.
 func codeSpans(s string) [][4]int {
 	var out [][4]int
 	for i := 0; i < len(s); {
