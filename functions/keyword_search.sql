@@ -491,7 +491,8 @@ BEGIN
 		SELECT c.id FROM brain.chunks c JOIN brain.pages pg ON pg.id = c.page_id
 		WHERE title_ex > 0 AND qn <> '' AND c.id = ANY (ARRAY(SELECT top.id FROM top))
 		  -- (strpos first: most titles do not even hold the query's first word)
-		  AND strpos(lower(pg.title), split_part(qn, ' ', 1)) > 0 AND brain.title_key(pg.title) = qn
+		  -- (and the key reads ς as σ, so the test does too)
+		  AND strpos(translate(lower(pg.title), 'ς', 'σ'), split_part(qn, ' ', 1)) > 0 AND brain.title_key(pg.title) = qn
 		  -- a page the caller may not see moves nothing (else a ranking
 		  -- would confirm a guess at a hidden page's title)
 		  AND (scope = 'all' OR pg.id = ANY (seen))),

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // ErrInvalidUTF8 reports a file that is not valid UTF-8.
@@ -432,7 +434,8 @@ func collapseSpace(s string) string {
 // fileTitle is a file's name as a title: its last path element without a
 // ".md" ending, or "" when that is blank, not UTF-8, longer than the 1,000
 // characters brain.pages allows a title, or holds control or format
-// characters (a newline, a bidi mark).
+// characters (a newline, a bidi mark); NFC, as slugs are (macOS writes
+// names decomposed).
 func fileTitle(name string) string {
 	base := name[strings.LastIndexAny(name, `/`)+1:]
 	if len(base) >= 3 && strings.EqualFold(base[len(base)-3:], ".md") {
@@ -446,5 +449,5 @@ func fileTitle(name string) string {
 			return ""
 		}
 	}
-	return base
+	return norm.NFC.String(base)
 }

@@ -497,6 +497,21 @@ func TestQueryThatIsATitle(t *testing.T) {
 			t.Errorf("search %q among 60 chunks saying C: first %s, want c", q, got)
 		}
 	}
+	// Titles that end with punctuation, or write a Greek final sigma, are
+	// looked up too: the 60 chunks saying the word outrank them otherwise.
+	var more []page
+	for i := 0; i < 60; i++ {
+		more = append(more, page{slug: fmt.Sprintf("mention/%02d", i), title: fmt.Sprintf("Mention %d", i),
+			chunks: []chunk{{ct, "yahoo yahoo yahoo, σοφίας σοφίας σοφίας.", v}}})
+	}
+	seed(t, db, append(more,
+		page{slug: "yahoo", title: "Yahoo!", chunks: []chunk{{ct, "A web portal.", v}}},
+		page{slug: "sofia", title: "σοφίας", chunks: []chunk{{ct, "Wisdom.", v}}}))
+	for q, want := range map[string]string{"Yahoo!": "yahoo", "yahoo": "yahoo", "σοφίας": "sofia", "ΣΟΦΊΑΣ": "sofia"} {
+		if got := first(q); got != want {
+			t.Errorf("search %q among 60 chunks saying it: first %s, want %s", q, got, want)
+		}
+	}
 	exact, other := scoreOf(t, db, "kumquat ledger", "ledger"), scoreOf(t, db, "kumquat", "ledger")
 	setSetting(t, db, "title_exact", "0")
 	if got := first("C"); got != "c++" {
@@ -563,5 +578,32 @@ func TestQueryThatIsATitleRespectsRowSecurity(t *testing.T) {
 	}
 	if first != "seek" {
 		t.Errorf("search 'offset -12 bytes': first %s, want seek (-12 is a word of the query, so the query is no title)", first)
+	}
+}
+
+// brain.title_key: the form a title and a whole query are compared in.
+func TestTitleKeyForms(t *testing.T) {
+	t.Parallel()
+	db := dbtest.Open(t, testdb.Options{Dim: 8}).Pool
+	for in, want := range map[string]string{
+		"C++":                     "c++",
+		"  \"Kumquat  Ledger\"  ": "kumquat ledger",
+		"Why?":                    "why",
+		"Yahoo!":                  "yahoo",
+		"ΣΟΦΊΑΣ":                  "σοφίασ",
+		"σοφίας":                  "σοφίασ",
+		"「東京」":                    "東京",
+		"東京？":                     "東京",
+		"会議。":                     "会議",
+		"a\u00a0b\tc":             "a b c",
+		"C#":                      "c#",
+	} {
+		var got string
+		if err := db.QueryRow(ctx(t), `SELECT brain.title_key($1)`, in).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("title_key(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
