@@ -288,14 +288,15 @@ BEGIN
 	SELECT t.pslug, t.psrc, t.pid, t.cid, t.cidx, t.csrc, t.ptitle, t.ptype, t.fs::float8,
 	       t.kr, t.vr,
 	       CASE WHEN coalesce(snippets, true) THEN
-		       -- (a heading's "#" marks at its start are markup, not text:
-		       -- ts_headline starts there when the words are not found as
-		       -- written, as in Chinese or Japanese, read as bigrams)
-		       regexp_replace(regexp_replace(
+		       -- (a heading's "#" marks at its start, and the === under a
+		       -- setext title, are markup, not text: ts_headline starts
+		       -- there when the words are not found as written, as in
+		       -- Chinese or Japanese, read as bigrams)
+		       regexp_replace(regexp_replace(regexp_replace(
 				CASE WHEN hq IS NULL THEN left(t.ctext, 200) ELSE
 				ts_headline('brain.english_unaccent'::regconfig, left(t.ctext, 4000), hq,
 					'MaxWords=28, MinWords=12, MaxFragments=1, StartSel="", StopSel="", HighlightAll=false') END,
-				'\s+', ' ', 'g'), '^\s*#{1,6}\s+', '')
+				'\s+', ' ', 'g'), '^\s*#{1,6}\s+', ''), '^([^=]{1,255}?) ={3,}( |$)', '\1\2')
 	       END,
 	       m
 	FROM top t

@@ -223,6 +223,23 @@ func TestCJKSnippetHasNoHeadingMarks(t *testing.T) {
 	}
 }
 
+// A snippet starting at a setext title shows the title and its text, not
+// the === under it.
+func TestSnippetHasNoSetextUnderline(t *testing.T) {
+	t.Parallel()
+	b := dbtest.Open(t, testdb.Options{Dim: 8})
+	seed(t, b.Pool, []page{
+		{slug: "apt", title: "APT", chunks: []chunk{{ct, "APT\n===\n\nThe advanced package tool manages debs.", "[1,0,0,0,0,0,0,0]"}}},
+	})
+	r, err := Keyword(ctx(t), b.Pool, "APT", Options{}, Tuning{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Results) != 1 || strings.Contains(r.Results[0].Snippet, "===") || !strings.HasPrefix(r.Results[0].Snippet, "APT The advanced") {
+		t.Fatalf("APT: %+v; want the snippet without the setext underline", r.Results)
+	}
+}
+
 // A Greek word found through its final sigma is also what the snippet
 // shows: the highlight looks for the word as the chunk writes it (ς).
 func TestGreekSnippetShowsTheWord(t *testing.T) {
