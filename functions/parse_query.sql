@@ -146,7 +146,7 @@ BEGIN
 			pending_or := cardinality(comps) > 0;
 			CONTINUE;
 		END IF;
-		IF tok ~ '^-\w' AND tok !~ '^-\w[[:punct:]]*$' AND tok !~ '^-[0-9]+([.,][0-9]+)*[[:punct:]]*$' THEN
+		IF tok ~ '^-\w' AND tok !~ '^-\w[[:punct:]]*$' AND tok !~ '^-[0-9\u0660-\u0669\u06f0-\u06f9\u0966-\u096f\uff10-\uff19]+([.,][0-9\u0660-\u0669\u06f0-\u06f9\u0966-\u096f\uff10-\uff19]+)*[[:punct:]]*$' THEN
 			g := brain.words_tsquery(substr(tok, 2));
 			IF g IS NOT NULL THEN
 				negated := negated || substr(tok, 2);

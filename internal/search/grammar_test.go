@@ -100,6 +100,7 @@ func TestQueryGrammar(t *testing.T) {
 			match: []string{"a chat client"}, noMatch: []string{"an e-mail client"}},
 		{name: "a negative number is a word", q: "offset -12 bytes", negated: []string{}, match: []string{"offset -12 bytes"}},
 		{name: "a negative decimal is a word", q: "gain -1.5 dB", negated: []string{}},
+		{name: "a number in other digits is a word", q: "offset -١٢ and -１２ bytes", negated: []string{}},
 		{name: "a flag before punctuation is a word", q: "grep -v, pattern", negated: []string{}},
 		{name: "a number ending a sentence is a word", q: "set it to -12.", negated: []string{}},
 		{name: "a one-letter word with pluses is a word", q: "-C++ templates", negated: []string{}},
