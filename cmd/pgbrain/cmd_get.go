@@ -44,15 +44,27 @@ func getCommand() *cli.Command {
 							// A file whose name collided with another's
 							// ("notes.md" beside "Notes.md") is stored
 							// under its suffixed slug.
-							if typedExt {
-								if x := markdown.SuffixSlug(s, path.Clean(slug)); x != s {
-									if _, e := b.GetPage(ctx, source, x); e == nil {
-										return fmt.Errorf("%w; did you mean %q? (a file %s imports under that slug when another file's name maps to %q too)", err, x, slug, s)
-									}
+							// ("C#" typed for C#.md is its file too: the
+							// suffix comes from the file's path.)
+							file := path.Clean(slug)
+							if !typedExt {
+								file += ".md"
+							}
+							if x := markdown.SuffixSlug(s, file); x != s {
+								_, e := b.GetPage(ctx, source, x)
+								if e == nil {
+									return fmt.Errorf("%w; did you mean %q? (a file %s imports under that slug when another file's name maps to %q too)", err, x, file, s)
+								}
+								if !errors.Is(e, brain.ErrPageNotFound) {
+									return fmt.Errorf("looking up %q for a hint: %w", x, e)
 								}
 							}
-							if _, e := b.GetPage(ctx, source, s); e == nil {
+							_, e := b.GetPage(ctx, source, s)
+							if e == nil {
 								return fmt.Errorf("%w; did you mean %q? (a file named %s.md imports under that slug)", err, s, name)
+							}
+							if !errors.Is(e, brain.ErrPageNotFound) {
+								return fmt.Errorf("looking up %q for a hint: %w", s, e)
 							}
 							return fmt.Errorf("%w; a file named %s.md imports as %q, or with a suffix when another file maps there too: 'pgbrain list' shows the slugs", err, name, s)
 						}

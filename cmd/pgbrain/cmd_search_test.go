@@ -241,7 +241,8 @@ func TestGetSuggestsTheSlugOfACollidingFile(t *testing.T) {
 	t.Parallel()
 	url := testdb.New(t)
 	dir := t.TempDir()
-	for name, body := range map[string]string{"Notes.md": "# Upper\n\nfirst\n", "notes.md": "# Lower\n\nsecond\n"} {
+	for name, body := range map[string]string{"Notes.md": "# Upper\n\nfirst\n", "notes.md": "# Lower\n\nsecond\n",
+		"C.md": "# C\n\nthe language\n", "C#.md": "# C sharp\n\nthe other one\n"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -254,6 +255,9 @@ func TestGetSuggestsTheSlugOfACollidingFile(t *testing.T) {
 		"Notes.md":   `did you mean "notes"?`,
 		"notes.md":   fmt.Sprintf("did you mean %q?", suffixed),
 		"./notes.md": fmt.Sprintf("did you mean %q?", suffixed),
+		// a name typed without .md is its file's name too
+		"C#":    fmt.Sprintf("did you mean %q?", markdown.SuffixSlug("c", "C#.md")),
+		"C#.md": fmt.Sprintf("did you mean %q?", markdown.SuffixSlug("c", "C#.md")),
 	} {
 		_, errOut, code := pgbrain(t, url, "", "get", arg)
 		if code == 0 || !strings.Contains(errOut, hint) {

@@ -158,13 +158,13 @@ func checkNesting(ctx context.Context, b *brain.Brain, source, dir, root string)
 	for _, r := range roots {
 		if rel, ok := within(root, r); ok && !hidden(rel) {
 			return nil, fmt.Errorf("import directory %s is inside %s, which source %q was imported from: its files are pages under %q there, and importing the folder alone would store them again under new slugs. "+
-				"Import %s to update them, or give this folder a source of its own (pgbrain sources add NAME, then pgbrain import --source NAME %s), or pass --nested to import it into %q anyway",
-				dir, r, source, slugPrefix(rel), r, shellquote.Quote(dir), source)
+				"Run pgbrain import %s to update them, or give this folder a source of its own (pgbrain sources add NAME, then pgbrain import --source NAME %s), or pass --nested to import it into %q anyway",
+				dir, r, source, slugPrefix(rel), shellquote.Quote(r), shellquote.Quote(dir), source)
 		}
 		if rel, ok := within(r, root); ok && !hidden(rel) {
 			return nil, fmt.Errorf("import directory %s holds %s, which source %q was imported from: the pages of its files would be stored again under slugs starting %q. "+
-				"Import %s again to update them, or import this folder into a source of its own (pgbrain sources add NAME, then pgbrain import --source NAME %s), or pass --nested to import it into %q anyway",
-				dir, r, source, slugPrefix(rel), r, shellquote.Quote(dir), source)
+				"Run pgbrain import %s again to update them, or import this folder into a source of its own (pgbrain sources add NAME, then pgbrain import --source NAME %s), or pass --nested to import it into %q anyway",
+				dir, r, source, slugPrefix(rel), shellquote.Quote(r), shellquote.Quote(dir), source)
 		}
 	}
 	return others, nil

@@ -5,7 +5,8 @@ package shellquote
 import "strings"
 
 // Quote returns s unchanged when it holds only characters no shell treats
-// specially, and otherwise in single quotes (a ' inside written '\”).
+// specially, and otherwise in single quotes, a quote inside it closing
+// them, escaped, and opening them again.
 func Quote(s string) string {
 	safe := s != ""
 	for _, c := range s {
