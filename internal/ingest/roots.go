@@ -13,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgbrain/pgbrain/internal/brain"
-	"github.com/pgbrain/pgbrain/internal/markdown"
 	"github.com/pgbrain/pgbrain/internal/shellquote"
 )
 
@@ -173,7 +172,7 @@ func checkNesting(ctx context.Context, b *brain.Brain, source, dir, root string)
 // slugPrefix is how the pages of folder rel (relative to the folder
 // imported) begin their slugs: "Café/Menu" -> "café/menu/".
 func slugPrefix(rel string) string {
-	slug, err := markdown.SlugFromPath(filepath.ToSlash(rel) + "/x.md")
+	slug, err := fileSlug(filepath.ToSlash(rel) + "/x.md")
 	if err != nil {
 		return filepath.ToSlash(rel) + "/"
 	}

@@ -3,8 +3,11 @@ package ingest
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/pgbrain/pgbrain/internal/markdown"
 )
@@ -24,8 +27,9 @@ type Collision struct {
 // slugged is one walked file with the slug it is stored under.
 type slugged struct {
 	walkFile
-	slug string
-	err  error // the path gives no slug, or its slug is taken twice over
+	slug     string
+	suffixed bool  // slug is a collision's suffixed slug
+	err      error // the path gives no slug, or its slug is taken twice over
 }
 
 // assignSlugs gives every walked file a distinct slug. Files whose names map
@@ -50,7 +54,7 @@ func assignSlugs(files []walkFile, known map[string]string) ([]slugged, []Collis
 	var order []string
 	for i, f := range files {
 		out[i].walkFile = f
-		slug, err := markdown.SlugFromPath(f.rel)
+		slug, err := fileSlug(f.rel)
 		if err != nil {
 			out[i].err = err
 			continue
@@ -79,11 +83,22 @@ func assignSlugs(files []walkFile, known map[string]string) ([]slugged, []Collis
 		owner := -1
 		if len(candidates) > 0 {
 			owner = candidates[0]
+			// A name that is the slug but for case, written composed (NFC)
+			// before one that is so only once composed (macOS's NFD).
+			self := -1
 			for _, i := range candidates {
 				if namesItself(files[i].rel, plain) {
-					owner = i
-					break
+					if norm.NFC.IsNormalString(files[i].rel) {
+						self = i
+						break
+					}
+					if self < 0 {
+						self = i
+					}
 				}
+			}
+			if self >= 0 {
+				owner = self
 			}
 			if hash, stored := known[plain]; stored && len(candidates) > 1 {
 				for _, i := range candidates {
@@ -103,23 +118,40 @@ func assignSlugs(files []walkFile, known map[string]string) ([]slugged, []Collis
 				continue
 			}
 			out[i].slug = markdown.SuffixSlug(plain, files[i].rel)
+			out[i].suffixed = true
 			collisions = append(collisions, Collision{Path: files[i].rel, Slug: out[i].slug, PlainSlug: plain, KeptBy: keptBy})
 		}
 	}
 
 	// A suffixed slug can still equal another file's slug (a file named
-	// "notes-1a2b3c4d.md"); the first in byte order keeps it and the other
-	// is refused by name rather than overwriting it.
+	// "notes-1a2b3c4d.md" beside notes.md and Notes.md). Files keep the
+	// slugs their names map to first; a suffixed slug that is taken is
+	// suffixed again, from the path and "#2" (then "#3" ...), which depends
+	// on the files alone, so a re-import gives the same slug. Two files
+	// whose names map to one slug without a collision (impossible but for
+	// a bug) are refused by name rather than overwriting each other.
 	taken := make(map[string]int, len(out))
-	for i := range out {
-		if out[i].err != nil {
-			continue
+	for pass := 0; pass < 2; pass++ {
+		for i := range out {
+			if out[i].err != nil || out[i].suffixed != (pass == 1) {
+				continue
+			}
+			if _, ok := taken[out[i].slug]; ok && out[i].suffixed {
+				plain := collisionOf(collisions, files[i].rel).PlainSlug
+				for n := 2; n < 100; n++ {
+					out[i].slug = markdown.SuffixSlug(plain, fmt.Sprintf("%s#%d", files[i].rel, n))
+					if _, ok := taken[out[i].slug]; !ok {
+						break
+					}
+				}
+				collisionOf(collisions, files[i].rel).Slug = out[i].slug
+			}
+			if j, ok := taken[out[i].slug]; ok {
+				out[i].err = fmt.Errorf("its slug %q is also the slug of %q; rename one of the two files", out[i].slug, files[j].rel)
+				continue
+			}
+			taken[out[i].slug] = i
 		}
-		if j, ok := taken[out[i].slug]; ok {
-			out[i].err = fmt.Errorf("its slug %q is also the slug of %q; rename one of the two files", out[i].slug, files[j].rel)
-			continue
-		}
-		taken[out[i].slug] = i
 	}
 	return out, collisions
 }
@@ -159,4 +191,25 @@ func namesItself(rel, slug string) bool {
 		return false
 	}
 	return markdown.NormalizeSlug(name[:len(name)-3]) == slug
+}
+
+// fileSlug is the slug of a walked file at rel ('/'-separated). Where '/'
+// separates paths, a '\' in a name is a character like any punctuation
+// ("back\slash.md" is back-slash), not a folder: read as one, it took the
+// slug of back/slash.md.
+func fileSlug(rel string) (string, error) {
+	if filepath.Separator == '/' {
+		rel = strings.ReplaceAll(rel, `\`, "-")
+	}
+	return markdown.SlugFromPath(rel)
+}
+
+// collisionOf is the entry of collisions for the file at rel, which has one.
+func collisionOf(collisions []Collision, rel string) *Collision {
+	for k := range collisions {
+		if collisions[k].Path == rel {
+			return &collisions[k]
+		}
+	}
+	panic("ingest: no collision recorded for " + rel)
 }

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/pgbrain/pgbrain/internal/markdown"
@@ -17,20 +16,51 @@ func walked(rels ...string) []walkFile {
 }
 
 // A suffixed slug that equals another file's own slug is not stored twice:
-// the first path in byte order keeps it and the other file is refused by
-// name.
-func TestAssignSlugsRefusesASuffixThatIsAnotherFilesSlug(t *testing.T) {
+// the file named with it keeps it, and the colliding file is suffixed
+// again (from its path and "#2"), stably, and reported with that slug.
+func TestAssignSlugsSuffixesAgainWhenASuffixIsAnotherFilesSlug(t *testing.T) {
 	taken := markdown.SuffixSlug("a-b", "a b.md") // what "a b.md" gets beside "A B.md"
+	again := markdown.SuffixSlug("a-b", "a b.md#2")
 	files := walked("A B.md", "a b.md", taken+".md")
+	for round := 0; round < 2; round++ {
+		got, collisions := assignSlugs(files, nil)
+		if got[0].slug != "a-b" || got[1].slug != again || got[2].slug != taken {
+			t.Fatalf("slugs = %q, %q, %q; want a-b, %s, %s", got[0].slug, got[1].slug, got[2].slug, again, taken)
+		}
+		for i, g := range got {
+			if g.err != nil {
+				t.Errorf("%s: %v; want it imported", files[i].rel, g.err)
+			}
+		}
+		if len(collisions) != 1 || collisions[0].Path != "a b.md" || collisions[0].Slug != again {
+			t.Fatalf("collisions = %+v; want a b.md stored as %s", collisions, again)
+		}
+	}
+	// On a re-import the stored slugs stay (a b.md's suffix is stored).
+	known := map[string]string{"a-b": "h1", again: "h2", taken: "h3"}
+	got, _ := assignSlugs(files, known)
+	if got[0].slug != "a-b" || got[1].slug != again || got[2].slug != taken {
+		t.Fatalf("re-import slugs = %q, %q, %q; want a-b, %s, %s", got[0].slug, got[1].slug, got[2].slug, again, taken)
+	}
+}
+
+// Two spellings of one name, composed (NFC) and decomposed (NFD, as macOS
+// writes names): the composed one keeps the plain slug, though the
+// decomposed one sorts first.
+func TestAssignSlugsPrefersTheComposedName(t *testing.T) {
+	files := walked("Cafe\u0301.md", "Caf\u00e9.md")
 	got, collisions := assignSlugs(files, nil)
-	if got[0].slug != "a-b" || got[1].slug != taken || got[0].err != nil || got[1].err != nil {
-		t.Fatalf("slugs = %q, %q (%v, %v); want a-b and %s", got[0].slug, got[1].slug, got[0].err, got[1].err, taken)
+	if got[1].slug != "café" || got[0].slug == "café" || len(collisions) != 1 || collisions[0].Path != "Cafe\u0301.md" {
+		t.Fatalf("slugs = %q (NFD), %q (NFC), collisions %+v; want the NFC file as café", got[0].slug, got[1].slug, collisions)
 	}
-	if got[2].err == nil || !strings.Contains(got[2].err.Error(), `also the slug of "a b.md"`) {
-		t.Fatalf("%s.md: %v; want it refused naming a b.md", taken, got[2].err)
-	}
-	if len(collisions) != 1 || collisions[0].Path != "a b.md" {
-		t.Fatalf("collisions = %+v", collisions)
+}
+
+// Where '/' separates paths, a backslash in a name is punctuation, not a
+// folder: it does not take the slug of the file in the folder.
+func TestAssignSlugsReadsABackslashAsPunctuation(t *testing.T) {
+	got, collisions := assignSlugs(walked("back/slash.md", "back\\slash.md"), nil)
+	if got[0].slug != "back/slash" || got[1].slug != "back-slash" || len(collisions) != 0 {
+		t.Fatalf("slugs = %q, %q, collisions %+v; want back/slash and back-slash", got[0].slug, got[1].slug, collisions)
 	}
 }
 
