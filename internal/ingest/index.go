@@ -111,12 +111,15 @@ func (s *suspension) release() {
 
 // resume ends this suspension and rebuilds the index unless another bulk
 // import still holds it suspended (that one rebuilds when it ends).
-func (s *suspension) resume(ctx context.Context, b *brain.Brain) error {
+// It reports whether this call rebuilt the index: another import still
+// holding it suspended rebuilds it when that import ends.
+func (s *suspension) resume(ctx context.Context, b *brain.Brain) (bool, error) {
 	s.release()
-	if _, err := restoreIndex(ctx, b, !s.plain); err != nil && !errors.Is(err, ErrIndexBusy) {
-		return err
+	rebuilt, err := restoreIndex(ctx, b, !s.plain)
+	if err != nil && !errors.Is(err, ErrIndexBusy) {
+		return false, err
 	}
-	return nil
+	return rebuilt, nil
 }
 
 // ErrIndexBusy is returned by RestoreIndex when a running command holds the

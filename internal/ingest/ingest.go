@@ -200,11 +200,15 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 	if susp != nil {
 		defer func() {
 			t0 := time.Now()
-			if rerr := susp.resume(context.WithoutCancel(ctx), b); rerr != nil && err == nil {
+			rebuilt, rerr := susp.resume(context.WithoutCancel(ctx), b)
+			if rerr != nil && err == nil {
 				err = rerr
 			}
-			// The rebuild is part of the import's time (and can be most of it).
-			sum.IndexRebuild = time.Since(t0)
+			// The rebuild is part of the import's time (and can be most of
+			// it); an import that left it to another says nothing of it.
+			if rebuilt {
+				sum.IndexRebuild = time.Since(t0)
+			}
 			sum.Elapsed = time.Since(start)
 		}()
 	}
