@@ -45,8 +45,12 @@
 --   true, claimed only when title_unexplained is 0: that factor can lower
 --   a scored chunk below the lim-th score the bound was compared with). Otherwise, while fewer than keyword_candidates_max (default 0:
 --   off) chunks are scored, the next rarest term's chunks are added and the
---   bound re-checked. exhaustive = true scores every chunk holding any
---   term: the reference the cut is measured against.
+--   bound re-checked. With keyword_candidates_max 0, a first round that
+--   took at most a third of the terms is followed by up to keyword_rounds
+--   (default 0: off) such rounds, each adding the next rarest term's best
+--   keyword_candidates / 4 chunks by length-normalised ts_rank, for terms
+--   in at most 5 x keyword_candidates chunks. exhaustive = true scores
+--   every chunk holding any term: the reference the cut is measured against.
 -- * Bounded cost on common words: a candidate scan that could match more
 --   than 5 x keyword_candidates chunks (by the terms' frequencies) is
 --   replaced by the strict AND of the live groups, which GIN answers by
@@ -102,6 +106,8 @@ DECLARE
 	filt tsquery;
 	budget float8 := least(greatest((cfg ->> 'keyword_candidates')::float8, 10), 1e9);
 	max_cand int := greatest(least((cfg ->> 'keyword_candidates_max')::float8, 1e9), 0)::int;
+	more_rounds int := greatest(least((cfg ->> 'keyword_rounds')::float8, 1e9), 0)::int;
+	uncertain boolean := false; -- the first round read few of the terms (below)
 	bonus float8 := greatest((cfg ->> 'strict_bonus')::float8, 0);
 	k1 float8 := (cfg ->> 'bm25_k1')::float8;
 	b float8 := (cfg ->> 'bm25_b')::float8;
@@ -288,6 +294,17 @@ BEGIN
 			round_q := CASE WHEN round_q IS NULL THEN brain.lexeme_tsquery(lex[taken])
 			                ELSE round_q || brain.lexeme_tsquery(lex[taken]) END;
 		END LOOP;
+		-- A first round that read at most a third of the terms (all of them
+		-- mid-frequency words: a description of a thing, not its name)
+		-- often misses the page, which holds several of the others: up to
+		-- keyword_rounds more rounds add the best chunks (a quarter of the
+		-- budget, by length-normalised ts_rank) of each next rarest term
+		-- within 5 x the budget, for a tenth or more of time (measured in
+		-- docs/retrieval.md, which is why it is off by default).
+		IF max_cand = 0 AND NOT exhaustive AND more_rounds > 0 AND taken * 3 <= n_terms THEN
+			uncertain := true;
+			max_cand := 1000;
+		END IF;
 		-- (one term alone may exceed the budget: then it is cut by ts_rank)
 		found := NULL;
 		IF NOT exhaustive AND dfs[1] > wide AND cardinality(live) > 1 THEN
@@ -418,7 +435,7 @@ BEGIN
 			        + title_w * coalesce(sum(u), 0)) * (1 + title_cov) * (1 + bonus) * (1 + prox_w) * (1 + title_ex) INTO rest_ub
 			FROM unnest(idfs, dfs) WITH ORDINALITY AS v (u, d, o);
 			EXIT WHEN theta IS NOT NULL AND rest_ub < theta;
-			IF cardinality(ids) >= max_cand THEN
+			IF cardinality(ids) >= max_cand OR uncertain AND (rounds > more_rounds OR dfs[taken + 1] > wide) THEN
 				exact := false;
 				EXIT;
 			END IF;
@@ -426,7 +443,7 @@ BEGIN
 			rounds := rounds + 1;
 			found := brain.keyword_candidates(
 				CASE WHEN filt IS NULL THEN brain.lexeme_tsquery(lex[taken]) ELSE brain.lexeme_tsquery(lex[taken]) && filt END,
-				max_cand, source_ids, only_compiled);
+				CASE WHEN uncertain THEN greatest(budget::int / 4, 1) ELSE max_cand END, source_ids, only_compiled);
 			-- Only chunks not scored yet; the cut keeps the total bounded.
 			found := ARRAY(SELECT f FROM unnest(found) f EXCEPT SELECT s FROM unnest(ids) s);
 			IF cardinality(found) > max_cand - cardinality(ids) THEN

@@ -47,6 +47,7 @@ BEGIN
 		'timeline_weight', 0.5,
 		'keyword_candidates', 400,
 		'keyword_candidates_max', 0,
+		'keyword_rounds', 0,
 		'strict_bonus', 0.1,
 		'coverage_weight', 0.5,
 		'title_affinity', 0.5,

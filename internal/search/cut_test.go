@@ -126,7 +126,7 @@ func TestCandidateScanStaysNarrowOnCommonWords(t *testing.T) {
 	c := ctx(t)
 	if _, err := b.Pool.Exec(c, `
 		SELECT setseed(0.29);
-		INSERT INTO brain.config VALUES ('search.keyword_candidates', '10');
+		INSERT INTO brain.config VALUES ('search.keyword_candidates', '12');
 		WITH p AS (
 			INSERT INTO brain.pages (slug, title, body, content_hash)
 			SELECT 'gen/p' || i, 'Page ' || i, 'x', repeat('0', 64) FROM generate_series(1, 1500) i
@@ -238,5 +238,65 @@ func TestCandidatesHoldThreeOfFiveWords(t *testing.T) {
 	q := "avocet bittern cormorant dunlin egret"
 	if got := keywordSlugs(t, db, q, 10); len(got) == 0 || got[0] != "pkg/target" {
 		t.Errorf("%q: %v, want pkg/target first", q, got)
+	}
+}
+
+// A known item described by mid-frequency words holds none of the query's
+// rarest words: the first round (the rarest terms within the budget) never
+// scores it. keyword_rounds adds the best chunks of the next rarest terms
+// and finds it first; with the rounds off (the default) it is missed.
+func TestKeywordRoundsFindAPageWithoutTheRarestWord(t *testing.T) {
+	t.Parallel()
+	b := dbtest.Open(t, testdb.Options{Dim: 8})
+	c := ctx(t)
+	// Budget 12 keeps the fixture small: "alpha" is in 12 chunks (the first
+	// round, enough to fill an answer), six other words in 14 to 48 (5 x
+	// the budget is 60), and the
+	// page sought holds three of them in a short text: three of seven
+	// words, which no scan for all groups but one or two matches.
+	if _, err := b.Pool.Exec(c, `
+		INSERT INTO brain.config VALUES ('search.keyword_candidates', '12');
+		WITH words (w, n) AS (VALUES ('alpha', 12), ('beta', 14), ('gamma', 25), ('delta', 40),
+			('epsilon', 44), ('eta', 46), ('theta', 48), ('filler', 120)),
+		p AS (
+			INSERT INTO brain.pages (slug, title, body, content_hash)
+			SELECT 'gen/' || w || '-' || i, 'Page ' || i || ' of ' || n, 'x', repeat('0', 64)
+			FROM words, generate_series(1, n) i
+			RETURNING id, slug)
+		INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text)
+		SELECT p.id, 0, 'compiled_truth',
+		       split_part(substr(p.slug, 5), '-', 1) || ' ' || repeat('filler lorem ipsum ', 20)
+		FROM p;
+		WITH p AS (
+			INSERT INTO brain.pages (slug, title, body, content_hash)
+			VALUES ('sought', 'The one', 'x', repeat('1', 64)) RETURNING id)
+		INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text)
+		SELECT p.id, 0, 'compiled_truth', 'beta gamma delta' FROM p;
+		ANALYZE brain.chunks;`); err != nil {
+		t.Fatalf("generating chunks: %v", err)
+	}
+	const q = "alpha beta gamma delta epsilon eta theta"
+	first := func() string {
+		t.Helper()
+		var slug string
+		if err := b.Pool.QueryRow(c, `SELECT slug FROM brain.search($1, embed => false) WHERE slug IS NOT NULL LIMIT 1`, q).Scan(&slug); err != nil {
+			t.Fatalf("search: %v", err)
+		}
+		return slug
+	}
+	var all string
+	if err := b.Pool.QueryRow(c, `SELECT p.slug FROM brain.keyword_scan($1, 10, exhaustive => true) s JOIN brain.pages p ON p.id = s.page_id
+		WHERE s.chunk_id IS NOT NULL ORDER BY s.keyword_rank LIMIT 1`, q).Scan(&all); err != nil {
+		t.Fatal(err)
+	}
+	if all != "sought" {
+		t.Fatalf("exhaustive BM25 puts %s first; the fixture should put sought first", all)
+	}
+	if got := first(); got == "sought" {
+		t.Fatalf("with keyword_rounds 0 the cut found sought first; the fixture should need the rounds")
+	}
+	setSetting(t, b.Pool, "keyword_rounds", "1")
+	if got := first(); got != "sought" {
+		t.Errorf("with keyword_rounds 1: first %s, want sought (as exhaustive BM25)", got)
 	}
 }
