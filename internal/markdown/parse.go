@@ -325,37 +325,39 @@ func linkText(s string, defs map[string]bool) string {
 // length is text.
 func codeSpans(s string) [][4]int {
 	var out [][4]int
-	for i := 0; i < len(s); {
-		if s[i] != '`' {
-			i++
-			continue
-		}
-		j := i
-		for j < len(s) && s[j] == '`' {
-			j++
-		}
-		n, closed := j-i, false
-		for k := j; k < len(s); {
-			if s[k] != '`' {
-				k++
-				continue
+	for i := strings.IndexByte(s, '`'); i >= 0; {
+		j := runEnd(s, i)
+		k := j
+		for {
+			next := strings.IndexByte(s[k:], '`')
+			if next < 0 {
+				break
 			}
-			e := k
-			for e < len(s) && s[e] == '`' {
-				e++
-			}
-			if e-k == n {
+			k += next
+			e := runEnd(s, k)
+			if e-k == j-i {
 				out = append(out, [4]int{i, e, j, k})
-				i, closed = e, true
+				j = e
 				break
 			}
 			k = e
 		}
-		if !closed {
-			i = j
+		// the next run after this span, or after an unclosed opening run
+		next := strings.IndexByte(s[j:], '`')
+		if next < 0 {
+			break
 		}
+		i = j + next
 	}
 	return out
+}
+
+// runEnd is where the run of backticks starting at i in s ends.
+func runEnd(s string, i int) int {
+	for i < len(s) && s[i] == '`' {
+		i++
+	}
+	return i
 }
 
 // linkLabels is the set of link reference labels a document defines,
