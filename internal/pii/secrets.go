@@ -246,41 +246,61 @@ func (f *finder) assignments(query bool) {
 	}
 }
 
-// queryCredentialREs are credentials pasted into queries in shapes no
-// name = value rule reads, each on the lower-cased text with the secret in
-// the first group that matched: "pass=" under at most one prefix
-// ("smtp_pass", "imap.pass"; not "col_in_pass" of C code) and only with
-// '=' ("first pass: lexing" is prose),
-// the password glued to a MySQL client's -p flag or given to sshpass -p,
-// and HTTP Basic credentials (basicCredentials checks the token).
-var queryCredentialREs = []*regexp.Regexp{
-	regexp.MustCompile(`\b(?:[a-z0-9]+[_\-.])?pass["']?[ \t]*=[ \t]*["']?([^\s"',;]+)`),
-	regexp.MustCompile(`\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mariadb|mariadb-dump)\b[^\n|;&]*?[ \t]-p(?:'([^'\n]+)'|"([^"\n]+)"|([^\s"'-][^\s"']*))`),
-	regexp.MustCompile(`\bsshpass\b[^\n|;&]*?[ \t]-p[ \t]*(?:'([^'\n]+)'|"([^"\n]+)"|([^\s"'-][^\s"']*))`),
-	regexp.MustCompile(`\bbasic[ \t]+([a-z0-9+/]{8,}={0,2})(?:[^a-z0-9+/=]|$)`),
+// queryCredentialRules are credentials pasted into queries in shapes no
+// name = value rule reads, the secret in the first group that matched:
+//   - "pass=" under at most one prefix ("smtp_pass", "imap.pass"; not
+//     "col_in_pass" of C code), only with '=' ("first pass: lexing" is
+//     prose), its value quoted or bare;
+//   - the password glued to a MySQL client's -p flag, or given to sshpass
+//     -p, after the command and nothing but its options (each an option
+//     and at most one value): read on the text as typed, since -P is
+//     another option (mysql's port, sshpass's prompt), and "mysql vs
+//     postgres -performance" is a search with a -word, not a command;
+//   - HTTP Basic credentials (basicCredentials checks the token).
+//
+// hint is a text the rule needs (in the lower-cased text) to be tried.
+var queryCredentialRules = []struct {
+	re      *regexp.Regexp
+	asTyped bool // matched on the text as typed, not lower-cased
+	hint    string
+}{
+	{regexp.MustCompile(`\b(?:[a-z0-9]+[_\-.])?pass["']?[ \t]*=[ \t]*(?:"([^"\r\n]+)"|'([^'\r\n]+)'|([^\s"',;]+))`), false, "pass"},
+	{regexp.MustCompile(`\b(?i:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mariadb|mariadb-dump)(?:[ \t]+--?[A-Za-z][^\s]*(?:[ \t]+[^\s-][^\s]*)?)*?[ \t]+-p(?:'([^'\n]+)'|"([^"\n]+)"|([^\s"'-][^\s"']*))`), true, "-p"},
+	{regexp.MustCompile(`\b(?i:sshpass)(?:[ \t]+-[A-Za-z](?:[ \t]*(?:'[^'\n]*'|"[^"\n]*"|[^\s"'-][^\s]*))?)*?[ \t]+-p[ \t]*(?:'([^'\n]+)'|"([^"\n]+)"|([^\s"'-][^\s"']*))`), true, "sshpass"},
+	{regexp.MustCompile(`\bbasic[ \t]+([a-z0-9+/]{4,}={0,2})(?:[^a-z0-9+/=]|$)`), false, "basic"},
 }
 
-// queryCredentials records the matches of queryCredentialREs. The Basic
+// queryCredentials records the matches of queryCredentialRules. The Basic
 // token is matched case-folded and checked on the original text.
 func (f *finder) queryCredentials() {
 	lower := f.lower
-	for i, re := range queryCredentialREs {
-		if i == 0 && !strings.Contains(lower, "pass") || i == 1 && !strings.Contains(lower, "-p") ||
-			i == 2 && !strings.Contains(lower, "sshpass") || i == 3 && !strings.Contains(lower, "basic") {
+	for i, r := range queryCredentialRules {
+		if !strings.Contains(lower, r.hint) {
 			continue
 		}
-		for _, m := range re.FindAllStringSubmatchIndex(lower, -1) {
+		t := lower
+		if r.asTyped {
+			t = f.text // lower folds ASCII only: offsets are the same
+		}
+		for _, m := range r.re.FindAllStringSubmatchIndex(t, -1) {
 			g := 2 // the first group that matched: quoted or bare
 			for g+2 < len(m) && m[g] < 0 {
 				g += 2
 			}
 			v := f.text[m[g]:m[g+1]]
-			if i == 3 && !basicCredentials(lower, m[0], v) || i != 3 && notAValue(v) {
+			basic := i == len(queryCredentialRules)-1
+			if basic && !basicCredentials(lower, m[0], v) || !basic && (notAValue(v) || i == 0 && smallCount(v)) {
 				continue
 			}
 			f.out = append(f.out, candidate{m[g], m[g+1], KindSecret})
 		}
 	}
+}
+
+// smallCount reports a value of one or two digits: "--pass=1" of a
+// two-pass encoder counts passes.
+func smallCount(v string) bool {
+	return len(v) <= 2 && strings.Trim(v, "0123456789") == ""
 }
 
 // basicCredentials reports whether v, the token after "Basic" at at in
@@ -289,7 +309,8 @@ func (f *finder) queryCredentials() {
 // authentication" and "Basic usage" are words, not tokens.
 func basicCredentials(lower string, at int, v string) bool {
 	raw := strings.TrimRight(v, "=")
-	if b, err := base64.RawStdEncoding.DecodeString(raw); err == nil && bytes.IndexByte(b, ':') > 0 && printableASCII(b) {
+	// (user:password, or :password with an empty user name)
+	if b, err := base64.RawStdEncoding.DecodeString(raw); err == nil && bytes.IndexByte(b, ':') >= 0 && len(b) >= 2 && printableASCII(b) {
 		return true
 	}
 	before := strings.TrimRight(lower[:at], " \t\"'")

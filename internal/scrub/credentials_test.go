@@ -46,6 +46,10 @@ var credentialCases = []struct {
 	{"mysql -p", "mysql -u root -pS3cretPass db", "mysql -u root -p[REDACTED] db"},
 	{"mysqldump -p quoted", "mysqldump -h db -u app -p'x y' mydb", "mysqldump -h db -u app -p'R' mydb"},
 	{"sshpass -p", "sshpass -p hunter2 ssh host", "sshpass -p R ssh host"},
+	{"mysql -P is the port", "mysql -h db -P3306 -u root -pS3cret db", "mysql -h db -P3306 -u root -p[REDACTED] db"},
+	{"sshpass -P is the prompt", "sshpass -P 'Password:' -p hunter2 ssh host", "sshpass -P 'Password:' -p R ssh host"},
+	{"pass quoted", `PASS="hunter 2" next`, `PASS="R" next`},
+	{"basic with an empty user", "Authorization: Basic OmZvbw==", "Authorization: Basic R"},
 	// Assignments.
 	{"password colon", "password: hunter2", "password: R"},
 	{"password equals", "PASSWORD=hunter2", "PASSWORD=R"},
@@ -123,6 +127,10 @@ var keptCases = []string{
 	"int col_in_pass = PNG_COL_IN_INTERLACE_PASS(output_x, pass);",
 	"mysql -u root -p db (asks for the password)",
 	"what does -p do in grep -p",
+	"mysql replication -postgres",
+	"mysql vs postgres -performance",
+	"mysql dump then perl -pi -e 's/a/b/'",
+	"x264 --pass=1 in.y4m",
 }
 
 func TestScrubCredentials(t *testing.T) {
