@@ -27,10 +27,20 @@ type Collision struct {
 // slugged is one walked file with the slug it is stored under.
 type slugged struct {
 	walkFile
-	slug     string
-	suffixed bool  // slug is a collision's suffixed slug
-	err      error // the path gives no slug, or its slug is taken twice over
+	slug  string
+	claim int   // claimOwn, claimStored or claimNew: which slug it takes when
+	err   error // the path gives no slug, or its slug is taken by a file kept first
 }
+
+// The order in which files take their slugs: a suffixed slug already
+// stored for the file, then the slugs files' names map to, then new
+// suffixed slugs. So a page that exists keeps its slug whatever a new file
+// is named.
+const (
+	claimOwn = iota // (the zero value: a file's own name's slug)
+	claimStored
+	claimNew
+)
 
 // assignSlugs gives every walked file a distinct slug. Files whose names map
 // to one slug keep it in this order of preference, so re-importing the same
@@ -66,13 +76,27 @@ func assignSlugs(files []walkFile, known map[string]string) ([]slugged, []Collis
 		groups[slug] = append(groups[slug], i)
 	}
 
+	// Slugs the stored pages have with a suffix, by the slug before it: only
+	// those can hold a stored suffixed slug (spares nine hashes a file).
+	bases := map[string]bool{}
+	for k := range known {
+		if n := len(k) - markdown.SuffixLen - 1; n > 0 && k[n] == '-' && isHex(k[n+1:]) {
+			bases[k[:n]] = true
+		}
+	}
 	var collisions []Collision
 	for _, plain := range order {
 		members := groups[plain] // in byte order of paths: files is sorted
 		var candidates, suffixed []int
+		stored := map[int]string{}
 		for _, i := range members {
-			if _, ok := known[markdown.SuffixSlug(plain, files[i].rel)]; ok {
+			x, ok := "", false
+			if bases[plain] {
+				x, ok = storedSuffix(plain, files[i], known, groups)
+			}
+			if ok {
 				suffixed = append(suffixed, i)
+				stored[i] = x
 			} else {
 				candidates = append(candidates, i)
 			}
@@ -117,40 +141,61 @@ func assignSlugs(files []walkFile, known map[string]string) ([]slugged, []Collis
 			if i == owner {
 				continue
 			}
-			out[i].slug = markdown.SuffixSlug(plain, files[i].rel)
-			out[i].suffixed = true
+			if x, ok := stored[i]; ok {
+				out[i].slug, out[i].claim = x, claimStored
+			} else {
+				out[i].slug, out[i].claim = markdown.SuffixSlug(plain, files[i].rel), claimNew
+			}
 			collisions = append(collisions, Collision{Path: files[i].rel, Slug: out[i].slug, PlainSlug: plain, KeptBy: keptBy})
 		}
 	}
 
 	// A suffixed slug can still equal another file's slug (a file named
-	// "notes-1a2b3c4d.md" beside notes.md and Notes.md). Files keep the
-	// slugs their names map to first; a suffixed slug that is taken is
-	// suffixed again, from the path and "#2" (then "#3" ...), which depends
-	// on the files alone, so a re-import gives the same slug. Two files
-	// whose names map to one slug without a collision (impossible but for
-	// a bug) are refused by name rather than overwriting each other.
+	// "notes-1a2b3c4d.md" beside notes.md and Notes.md). Slugs are taken in
+	// claim order, and a file whose slug is taken already gets another:
+	// the suffix of its own name when that slug was its name's, else the
+	// suffix from its path and "#2" (then "#3" ...). Both depend on the
+	// files alone and are found again among the stored slugs, so a
+	// re-import gives the same slugs.
+	at := make(map[string]int, len(collisions)) // path -> its collision
+	for k, c := range collisions {
+		at[c.Path] = k
+	}
 	taken := make(map[string]int, len(out))
-	for pass := 0; pass < 2; pass++ {
+	for _, claim := range []int{claimStored, claimOwn, claimNew} {
 		for i := range out {
-			if out[i].err != nil || out[i].suffixed != (pass == 1) {
+			if out[i].err != nil || out[i].claim != claim {
 				continue
 			}
-			if _, ok := taken[out[i].slug]; ok && out[i].suffixed {
-				plain := collisionOf(collisions, files[i].rel).PlainSlug
+			if j, ok := taken[out[i].slug]; ok && claim != claimStored {
+				rel := files[i].rel
+				k, collided := at[rel]
+				if !collided {
+					// its own name's slug, held by a stored suffixed page
+					collisions = append(collisions, Collision{Path: rel, Slug: out[i].slug, PlainSlug: out[i].slug, KeptBy: files[j].rel})
+					k = len(collisions) - 1
+					at[rel] = k
+					out[i].slug = markdown.SuffixSlug(out[i].slug, rel)
+				}
 				for n := 2; n < 100; n++ {
-					out[i].slug = markdown.SuffixSlug(plain, fmt.Sprintf("%s#%d", files[i].rel, n))
 					if _, ok := taken[out[i].slug]; !ok {
 						break
 					}
+					out[i].slug = markdown.SuffixSlug(collisions[k].PlainSlug, fmt.Sprintf("%s#%d", rel, n))
 				}
-				collisionOf(collisions, files[i].rel).Slug = out[i].slug
+				collisions[k].Slug = out[i].slug
 			}
 			if j, ok := taken[out[i].slug]; ok {
 				out[i].err = fmt.Errorf("its slug %q is also the slug of %q; rename one of the two files", out[i].slug, files[j].rel)
 				continue
 			}
 			taken[out[i].slug] = i
+		}
+	}
+	// (a plain slug another group's file holds is kept by that file)
+	for k := range collisions {
+		if j, ok := taken[collisions[k].PlainSlug]; ok && collisions[k].KeptBy == "" {
+			collisions[k].KeptBy = files[j].rel
 		}
 	}
 	return out, collisions
@@ -204,12 +249,35 @@ func fileSlug(rel string) (string, error) {
 	return markdown.SlugFromPath(rel)
 }
 
-// collisionOf is the entry of collisions for the file at rel, which has one.
-func collisionOf(collisions []Collision, rel string) *Collision {
-	for k := range collisions {
-		if collisions[k].Path == rel {
-			return &collisions[k]
+// storedSuffix is the suffixed slug stored for file f among those it can
+// have under plain: from its path, or from its path and "#2" to "#9"
+// (given when the first was another file's). A stored slug that another
+// file's name maps to (groups) is f's only when the stored page holds f's
+// content: otherwise it is that file's page.
+func storedSuffix(plain string, f walkFile, known map[string]string, groups map[string][]int) (string, bool) {
+	for n := 1; n < 10; n++ {
+		key := f.rel
+		if n > 1 {
+			key = fmt.Sprintf("%s#%d", f.rel, n)
+		}
+		x := markdown.SuffixSlug(plain, key)
+		hash, ok := known[x]
+		if !ok {
+			continue
+		}
+		if _, named := groups[x]; named && fileHash(f) != hash {
+			continue
+		}
+		return x, true
+	}
+	return "", false
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
 		}
 	}
-	panic("ingest: no collision recorded for " + rel)
+	return s != ""
 }

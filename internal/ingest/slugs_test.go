@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"os"
+	"path/filepath"
 	"sort"
 	"testing"
 
@@ -115,5 +117,34 @@ func TestAssignSlugsRule(t *testing.T) {
 	}
 	if len(collisions) != 2 {
 		t.Errorf("collisions = %+v, want NOTES.md and notes.md named", collisions)
+	}
+}
+
+// A page stored under a suffixed slug keeps it when a file named with that
+// slug appears later (what an older pgbrain left, which refused the second
+// file): the newcomer gets its own name's suffix, on every import.
+func TestAssignSlugsKeepsAStoredSuffixFromANewcomer(t *testing.T) {
+	dir := t.TempDir()
+	suffix := markdown.SuffixSlug("a-b", "a b.md")
+	body := map[string]string{"A B.md": "upper\n", "a b.md": "lower\n", suffix + ".md": "newcomer\n"}
+	var files []walkFile
+	for _, rel := range []string{"A B.md", "a b.md", suffix + ".md"} {
+		abs := filepath.Join(dir, rel)
+		if err := os.WriteFile(abs, []byte(body[rel]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, walkFile{rel: rel, abs: abs, size: int64(len(body[rel]))})
+	}
+	known := map[string]string{"a-b": markdown.ContentHash([]byte("upper\n")), suffix: markdown.ContentHash([]byte("lower\n"))}
+	moved := markdown.SuffixSlug(suffix, suffix+".md")
+	for round := 0; round < 2; round++ {
+		got, collisions := assignSlugs(files, known)
+		if got[0].slug != "a-b" || got[1].slug != suffix || got[2].slug != moved {
+			t.Fatalf("round %d: slugs = %q, %q, %q; want a-b, %s (stored), %s", round, got[0].slug, got[1].slug, got[2].slug, suffix, moved)
+		}
+		if len(collisions) != 2 || collisions[1].Path != suffix+".md" || collisions[1].KeptBy != "a b.md" {
+			t.Fatalf("round %d: collisions = %+v; want the newcomer renamed, kept by a b.md", round, collisions)
+		}
+		known[moved] = markdown.ContentHash([]byte("newcomer\n"))
 	}
 }
