@@ -292,11 +292,13 @@ BEGIN
 		       -- setext title, are markup, not text: ts_headline starts
 		       -- there when the words are not found as written, as in
 		       -- Chinese or Japanese, read as bigrams)
+		       -- (the underline is a line of its own: "a === b" stays)
 		       regexp_replace(regexp_replace(regexp_replace(
 				CASE WHEN hq IS NULL THEN left(t.ctext, 200) ELSE
 				ts_headline('brain.english_unaccent'::regconfig, left(t.ctext, 4000), hq,
 					'MaxWords=28, MinWords=12, MaxFragments=1, StartSel="", StopSel="", HighlightAll=false') END,
-				'\s+', ' ', 'g'), '^\s*#{1,6}\s+', ''), '^([^=]{1,255}?) ={3,}( |$)', '\1\2')
+				'(^|\n) {0,3}={3,}[ \t]*(?=\n|$)', '\1', 'g'),
+				'\s+', ' ', 'g'), '^\s*#{1,6}\s+', '')
 	       END,
 	       m
 	FROM top t

@@ -239,6 +239,16 @@ func TestSnippetHasNoSetextUnderline(t *testing.T) {
 	if len(r.Results) != 1 || strings.Contains(r.Results[0].Snippet, "===") || !strings.HasPrefix(r.Results[0].Snippet, "APT The advanced") {
 		t.Fatalf("APT: %+v; want the snippet without the setext underline", r.Results)
 	}
+	seed(t, b.Pool, []page{
+		{slug: "eq", title: "Equality", chunks: []chunk{{ct, "Compare with a === b when types matter.", "[0,1,0,0,0,0,0,0]"}}},
+	})
+	r, err = Keyword(ctx(t), b.Pool, "compare types", Options{}, Tuning{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Results) != 1 || !strings.Contains(r.Results[0].Snippet, "a === b") {
+		t.Fatalf("compare types: %+v; want the snippet to keep a === b", r.Results)
+	}
 }
 
 // A Greek word found through its final sigma is also what the snippet
