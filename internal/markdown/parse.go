@@ -322,42 +322,43 @@ func linkText(s string, defs map[string]bool) string {
 // codeSpans finds the code spans of s: a run of backticks up to the next
 // run of the same length (two backticks on each side of a`b hold a`b), as
 // {start, end, text start, text end}. A run with no closing run of its
-// length is text.
+// length is text. Linear in len(s): the runs are listed once, and the next
+// run of each length is found by a cursor that only moves forward.
 func codeSpans(s string) [][4]int {
-	var out [][4]int
+	var runs [][2]int // start, end
 	for i := strings.IndexByte(s, '`'); i >= 0; {
-		j := runEnd(s, i)
-		k := j
-		for {
-			next := strings.IndexByte(s[k:], '`')
-			if next < 0 {
-				break
-			}
-			k += next
-			e := runEnd(s, k)
-			if e-k == j-i {
-				out = append(out, [4]int{i, e, j, k})
-				j = e
-				break
-			}
-			k = e
+		e := i
+		for e < len(s) && s[e] == '`' {
+			e++
 		}
-		// the next run after this span, or after an unclosed opening run
-		next := strings.IndexByte(s[j:], '`')
+		runs = append(runs, [2]int{i, e})
+		next := strings.IndexByte(s[e:], '`')
 		if next < 0 {
 			break
 		}
-		i = j + next
+		i = e + next
+	}
+	byLen := map[int][]int{} // run length -> indexes of runs of it, in order
+	for k, r := range runs {
+		byLen[r[1]-r[0]] = append(byLen[r[1]-r[0]], k)
+	}
+	cursor := map[int]int{}
+	var out [][4]int
+	for k := 0; k < len(runs); k++ {
+		n := runs[k][1] - runs[k][0]
+		list, c := byLen[n], cursor[n]
+		for c < len(list) && list[c] <= k {
+			c++
+		}
+		cursor[n] = c
+		if c == len(list) {
+			continue // no closing run: text
+		}
+		closer := list[c]
+		out = append(out, [4]int{runs[k][0], runs[closer][1], runs[k][1], runs[closer][0]})
+		k = closer // runs inside the span are code
 	}
 	return out
-}
-
-// runEnd is where the run of backticks starting at i in s ends.
-func runEnd(s string, i int) int {
-	for i < len(s) && s[i] == '`' {
-		i++
-	}
-	return i
 }
 
 // linkLabels is the set of link reference labels a document defines,
