@@ -24,8 +24,9 @@ func homeDir(c *cli.Context) (string, error) {
 		return filepath.Abs(h)
 	}
 	// --home= (a variable that expanded to nothing) would quietly use, and
-	// start a server for, ~/.pgbrain. An empty PGBRAIN_HOME reads as unset.
-	if _, fromEnv := os.LookupEnv("PGBRAIN_HOME"); c.IsSet("home") && !fromEnv {
+	// start a server for, ~/.pgbrain. An empty PGBRAIN_HOME reads as unset;
+	// with a PGBRAIN_HOME, an empty value here came from the flag.
+	if env, fromEnv := os.LookupEnv("PGBRAIN_HOME"); c.IsSet("home") && (!fromEnv || env != "") {
 		return "", usageError("--home is empty: give pgbrain's home directory, or leave --home out for ~/.pgbrain")
 	}
 	u, err := os.UserHomeDir()

@@ -187,11 +187,24 @@ func TestEmptyArgumentsAreUsageErrors(t *testing.T) {
 			t.Errorf("pgbrain %q: exit %d, stderr %q; want exit 2 and %q", tc.args, code, errOut, tc.want)
 		}
 	}
-	if _, set := os.LookupEnv("PGBRAIN_HOME"); !set {
-		var out, errOut strings.Builder
-		code := run(context.Background(), []string{"pgbrain", "--home=", "list"}, strings.NewReader(""), &out, &errOut)
-		if code != 2 || !strings.Contains(errOut.String(), "--home is empty") {
-			t.Errorf("pgbrain --home= list: exit %d, stderr %q; want exit 2 naming the empty --home", code, errOut.String())
-		}
+}
+
+// An empty --home is refused whether PGBRAIN_HOME is set or not (with it
+// set, the flag's empty value would otherwise fall back to ~/.pgbrain).
+func TestEmptyHomeIsAUsageError(t *testing.T) {
+	for _, env := range []string{"", "/nonexistent/pgbrain-home"} {
+		t.Run("PGBRAIN_HOME="+env, func(t *testing.T) {
+			if env == "" {
+				t.Setenv("PGBRAIN_HOME", "x") // (so that Unsetenv is undone after the test)
+				os.Unsetenv("PGBRAIN_HOME")
+			} else {
+				t.Setenv("PGBRAIN_HOME", env)
+			}
+			var out, errOut strings.Builder
+			code := run(context.Background(), []string{"pgbrain", "--home=", "list"}, strings.NewReader(""), &out, &errOut)
+			if code != 2 || !strings.Contains(errOut.String(), "--home is empty") {
+				t.Errorf("pgbrain --home= list: exit %d, stderr %q; want exit 2 naming the empty --home", code, errOut.String())
+			}
+		})
 	}
 }
