@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgbrain/pgbrain/internal/brain"
+	"github.com/pgbrain/pgbrain/internal/markdown"
 	"github.com/pgbrain/pgbrain/internal/shellquote"
 )
 
@@ -172,7 +173,7 @@ func checkNesting(ctx context.Context, b *brain.Brain, source, dir, root string)
 // slugPrefix is how the pages of folder rel (relative to the folder
 // imported) begin their slugs: "Café/Menu" -> "café/menu/".
 func slugPrefix(rel string) string {
-	slug, err := fileSlug(filepath.ToSlash(rel) + "/x.md")
+	slug, err := markdown.FileSlug(filepath.ToSlash(rel) + "/x.md")
 	if err != nil {
 		return filepath.ToSlash(rel) + "/"
 	}

@@ -3,7 +3,6 @@ package ingest
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -64,7 +63,7 @@ func assignSlugs(files []walkFile, known map[string]string) ([]slugged, []Collis
 	var order []string
 	for i, f := range files {
 		out[i].walkFile = f
-		slug, err := fileSlug(f.rel)
+		slug, err := markdown.FileSlug(f.rel)
 		if err != nil {
 			out[i].err = err
 			continue
@@ -236,17 +235,6 @@ func namesItself(rel, slug string) bool {
 		return false
 	}
 	return markdown.NormalizeSlug(name[:len(name)-3]) == slug
-}
-
-// fileSlug is the slug of a walked file at rel ('/'-separated). Where '/'
-// separates paths, a '\' in a name is a character like any punctuation
-// ("back\slash.md" is back-slash), not a folder: read as one, it took the
-// slug of back/slash.md.
-func fileSlug(rel string) (string, error) {
-	if filepath.Separator == '/' {
-		rel = strings.ReplaceAll(rel, `\`, "-")
-	}
-	return markdown.SlugFromPath(rel)
 }
 
 // storedSuffix is the suffixed slug stored for file f among those it can

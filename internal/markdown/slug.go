@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"unicode"
@@ -189,13 +190,27 @@ func hasDrivePrefix(p string) bool {
 // name to suggest: the path is refused, or a segment has nothing a slug
 // keeps ("-", "!!!") and would become a hash such as "x3973e022".
 func SuggestSlug(name string) (slug string, ok bool) {
-	for _, seg := range strings.Split(strings.ReplaceAll(name, `\`, "/"), "/") {
+	name = fileName(name)
+	for _, seg := range strings.Split(name, "/") {
 		if seg != "" && seg != "." && slugSegment(seg) == "" {
 			return "", false
 		}
 	}
 	slug, err := SlugFromPath(name + ".md")
 	return slug, err == nil
+}
+
+// FileSlug is the slug of a file found at rel ('/'-separated) by walking a
+// folder: SlugFromPath, except that where '/' separates paths a '\' in a
+// name is a character like any punctuation ("back\slash.md" is
+// back-slash), not a folder, which would take the slug of back/slash.md.
+func FileSlug(rel string) (string, error) { return SlugFromPath(fileName(rel)) }
+
+func fileName(rel string) string {
+	if filepath.Separator == '/' {
+		return strings.ReplaceAll(rel, `\`, "-")
+	}
+	return rel
 }
 
 // slugSegment cleans one path segment (see SlugFromPath). Lower-casing can
