@@ -303,7 +303,8 @@ BEGIN
 		-- docs/retrieval.md, which is why it is off by default).
 		IF max_cand = 0 AND NOT exhaustive AND more_rounds > 0 AND taken * 3 <= n_terms THEN
 			uncertain := true;
-			max_cand := 1000;
+			-- (bounded by the rounds, a quarter of the budget each)
+			max_cand := 1000000000;
 		END IF;
 		-- (one term alone may exceed the budget: then it is cut by ts_rank)
 		found := NULL;
