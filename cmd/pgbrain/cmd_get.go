@@ -56,7 +56,7 @@ func getCommand() *cli.Command {
 									return fmt.Errorf("%w; did you mean %q? (a file %s imports under that slug when another file's name maps to %q too)", err, x, file, s)
 								}
 								if !errors.Is(e, brain.ErrPageNotFound) {
-									return fmt.Errorf("looking up %q for a hint: %w", x, e)
+									return fmt.Errorf("%w (looking up %q for a hint failed too: %v)", err, x, e)
 								}
 							}
 							_, e := b.GetPage(ctx, source, s)
@@ -64,7 +64,7 @@ func getCommand() *cli.Command {
 								return fmt.Errorf("%w; did you mean %q? (a file named %s.md imports under that slug)", err, s, name)
 							}
 							if !errors.Is(e, brain.ErrPageNotFound) {
-								return fmt.Errorf("looking up %q for a hint: %w", s, e)
+								return fmt.Errorf("%w (looking up %q for a hint failed too: %v)", err, s, e)
 							}
 							return fmt.Errorf("%w; a file named %s.md imports as %q, or with a suffix when another file maps there too: 'pgbrain list' shows the slugs", err, name, s)
 						}
