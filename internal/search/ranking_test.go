@@ -607,3 +607,51 @@ func TestTitleKeyForms(t *testing.T) {
 		}
 	}
 }
+
+// A page an agent may not see neither joins the exact-title candidates nor
+// fills their cap of 20: with 20 visible pages titled "Wombat", one hidden
+// one and 60 chunks saying "wombat" more often, the agent's first answer is
+// a page titled Wombat (looked up), as the owner's is.
+func TestExactTitleCapCountsVisiblePagesOnly(t *testing.T) {
+	t.Parallel()
+	db := dbtest.Open(t, testdb.Options{Dim: 8}).Pool
+	v := "[1,0,0,0,0,0,0,0]"
+	var pages []page
+	for i := 0; i < 20; i++ {
+		pages = append(pages, page{slug: fmt.Sprintf("titled/%02d", i), title: "Wombat", chunks: []chunk{{ct, fmt.Sprintf("Entry %d of the register.", i), v}}})
+	}
+	pages = append(pages, page{slug: "hidden/wombat", title: "Wombat", chunks: []chunk{{ct, "The secret register.", v}}})
+	for i := 0; i < 60; i++ {
+		pages = append(pages, page{slug: fmt.Sprintf("mention/%02d", i), title: fmt.Sprintf("Mention %d", i), chunks: []chunk{{ct, "wombat wombat wombat, a wombat.", v}}})
+	}
+	seed(t, db, pages)
+	if _, err := db.Exec(ctx(t), `INSERT INTO brain.page_pii (page_id, categories)
+		SELECT id, CASE WHEN slug = 'hidden/wombat' THEN '{credential}'::text[] ELSE '{}' END FROM brain.pages`); err != nil {
+		t.Fatal(err)
+	}
+	firstAs := func(role string) string {
+		t.Helper()
+		tx, err := db.Begin(ctx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx(t))
+		if role != "" {
+			if _, err := tx.Exec(ctx(t), `SET LOCAL ROLE `+role); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var slug string
+		if err := tx.QueryRow(ctx(t), `SELECT p.slug FROM brain.keyword_search('Wombat', 1) k JOIN brain.pages p ON p.id = k.page_id`).Scan(&slug); err != nil {
+			t.Fatal(err)
+		}
+		return slug
+	}
+	if got := firstAs("pgbrain_agent"); !strings.HasPrefix(got, "titled/") {
+		t.Errorf("agent's first answer to Wombat: %s; want a visible page titled Wombat (the hidden one must not fill the cap)", got)
+	}
+	// The owner sees 21 pages titled Wombat: past the cap, none is looked up.
+	if got := firstAs(""); !strings.HasPrefix(got, "mention/") {
+		t.Errorf("owner's first answer to Wombat: %s; want a mention (21 titles pass the cap of 20)", got)
+	}
+}
