@@ -278,7 +278,7 @@ var (
 	// the label ("map[string][]byte" and "m[i][j]" are text)
 	refLink = regexp.MustCompile(`\[([^\]]*)\]\[([^\]]*)\]`)
 	// a definition's label: "[1]: https://..." (up to three spaces before)
-	linkLabelDef = regexp.MustCompile(`(?m)^ {0,3}\[([^\]]+)\]:`)
+	linkLabelDef = regexp.MustCompile(`^ {0,3}\[([^\]]+)\]:`)
 )
 
 // titleText is a heading's text as a title: "[libcbor](https://...)" keeps
@@ -361,15 +361,27 @@ func codeSpans(s string) [][4]int {
 	return out
 }
 
-// linkLabels is the set of link reference labels a document defines,
-// lower-cased with runs of white space as one space.
+// linkLabels is the set of link reference labels a document defines
+// outside code fences, lower-cased with runs of white space as one space.
 func linkLabels(s string) map[string]bool {
 	var defs map[string]bool
-	for _, m := range linkLabelDef.FindAllStringSubmatch(s, -1) {
-		if defs == nil {
-			defs = map[string]bool{}
+	var open fence
+	inFence := false
+	for _, l := range splitLines(s) {
+		t := s[l.start:l.end]
+		if inFence {
+			inFence = !open.closes(t)
+			continue
 		}
-		defs[strings.ToLower(collapseSpace(m[1]))] = true
+		if open, inFence = openFence(t); inFence {
+			continue
+		}
+		if m := linkLabelDef.FindStringSubmatch(t); m != nil {
+			if defs == nil {
+				defs = map[string]bool{}
+			}
+			defs[strings.ToLower(collapseSpace(m[1]))] = true
+		}
 	}
 	return defs
 }

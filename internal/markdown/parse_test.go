@@ -333,6 +333,7 @@ func TestParseTitleAndType(t *testing.T) {
 		{"brackets without a definition are text", "a", "# map[string][]byte\n", "map[string][]byte", "page"},
 		{"indexing is text", "a", "# matrix[i][j] indexing\n", "matrix[i][j] indexing", "page"},
 		{"an undefined label is text", "a", "# Array[int][str] in Python\n", "Array[int][str] in Python", "page"},
+		{"a definition inside a fence defines nothing", "a", "# m[1][1]\n\n```\n[1]: http://x\n```\n", "m[1][1]", "page"},
 		{"a code span of two backticks holds one", "a", "# Use ``a`b`` here\n", "Use a`b here", "page"},
 		{"an unclosed backtick is text", "a", "# it`s fine\n", "it`s fine", "page"},
 	}
