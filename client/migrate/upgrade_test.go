@@ -519,3 +519,64 @@ func TestUpgradeTo23IndexesFinalSigma(t *testing.T) {
 		})
 	}
 }
+
+// A brain at version 23 with stored vectors, migrated through 024 (the
+// lighter graph's options): its vectors, its index and its searches stay;
+// the index is declared with m 12 and ef_construction 40; it takes new
+// vectors and loses deleted ones; the vector arm finds a chunk by its own
+// vector.
+func TestUpgradeTo24KeepsVectorsAndIndex(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := restoreReleased(t, 23)
+	if _, err := conn.Exec(ctx, `
+		WITH p AS (INSERT INTO brain.pages (slug, title, type, body, timeline, content_hash)
+			SELECT 'v/' || i, 'Vector page ' || i, 'v', 'text about topic number ' || i || ' and word' || (i % 17), '', repeat('ab', 32)
+			FROM generate_series(1, 300) i RETURNING id, body)
+		INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text) SELECT id, 0, 'compiled_truth', body FROM p`); err != nil {
+		t.Fatal(err)
+	}
+	var before int
+	const mine = `SELECT count(*) FROM brain.chunks c JOIN brain.pages p ON p.id = c.page_id WHERE p.slug LIKE 'v/%' AND c.embedding IS NOT NULL`
+	if err := conn.QueryRow(ctx, mine).Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	if before != 300 {
+		t.Fatalf("a local brain at 023 embedded %d of 300 chunks; the test needs them all", before)
+	}
+	if err := migrate.Up(ctx, conn, migrate.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var vecs int
+	var def string
+	if err := conn.QueryRow(ctx, `SELECT (`+mine+`), pg_get_indexdef('brain.chunks_embedding_hnsw'::regclass)`).Scan(&vecs, &def); err != nil {
+		t.Fatal(err)
+	}
+	if vecs != before || !strings.Contains(def, "m='12'") || !strings.Contains(def, "ef_construction='40'") {
+		t.Fatalf("after 024: %d of %d vectors, index %s; want every vector and m 12, ef_construction 40", vecs, before, def)
+	}
+	// Churn: delete some, add some, vacuum; the index serves throughout.
+	if _, err := conn.Exec(ctx, `DELETE FROM brain.pages WHERE slug IN ('v/1', 'v/2', 'v/3')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `VACUUM brain.chunks`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `
+		WITH p AS (INSERT INTO brain.pages (slug, title, type, body, timeline, content_hash)
+			VALUES ('v/new', 'A new page', 'v', 'a page written after the upgrade', '', repeat('ef', 32)) RETURNING id, body)
+		INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text) SELECT id, 0, 'compiled_truth', body FROM p`); err != nil {
+		t.Fatal(err)
+	}
+	for _, slug := range []string{"v/new", "v/150"} {
+		var got string
+		if err := conn.QueryRow(ctx, `
+			SELECT p.slug FROM brain.vector_search((SELECT c.embedding FROM brain.chunks c JOIN brain.pages p ON p.id = c.page_id WHERE p.slug = $1), 1) v
+			JOIN brain.chunks c ON c.id = v.chunk_id JOIN brain.pages p ON p.id = c.page_id`, slug).Scan(&got); err != nil {
+			t.Fatalf("vector search for %s's own vector: %v", slug, err)
+		}
+		if got != slug {
+			t.Errorf("vector search for %s's own vector found %s first", slug, got)
+		}
+	}
+}
