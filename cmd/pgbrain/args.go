@@ -143,3 +143,10 @@ func findCommand(cmds []*cli.Command, name string) *cli.Command {
 	}
 	return nil
 }
+
+// oneArgument reports whether the command was given exactly one argument
+// that is not blank: an empty one (a shell variable that expanded to
+// nothing) is a usage error, not a lookup of nothing.
+func oneArgument(c *cli.Context) bool {
+	return c.NArg() == 1 && strings.TrimSpace(c.Args().First()) != ""
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -18,7 +17,7 @@ func deleteCommand() *cli.Command {
 		ArgsUsage: "SLUG",
 		Flags:     []cli.Flag{sourceFlag},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 || strings.TrimSpace(c.Args().First()) == "" {
+			if !oneArgument(c) {
 				return usageError("delete: give exactly one slug")
 			}
 			return withBrain(c, brain.RoleWriter, func(ctx context.Context, b *brain.Brain) error {

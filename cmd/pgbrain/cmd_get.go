@@ -22,7 +22,7 @@ func getCommand() *cli.Command {
 		ArgsUsage: "SLUG (or SOURCE:SLUG, as search prints it)",
 		Flags:     []cli.Flag{sourceFlag, &cli.BoolFlag{Name: "json", Usage: "print the page with its metadata as JSON"}},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 || strings.TrimSpace(c.Args().First()) == "" {
+			if !oneArgument(c) {
 				return usageError("get: give exactly one slug")
 			}
 			source, slug, err := sourceAndSlug(c, c.Args().First())

@@ -32,7 +32,7 @@ func importCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 || strings.TrimSpace(c.Args().First()) == "" {
+			if !oneArgument(c) {
 				return usageError("import: give exactly one directory (pgbrain import DIR)")
 			}
 			if w := c.Int("writers"); w < 0 || w > maxImportWriters {

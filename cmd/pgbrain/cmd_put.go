@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -23,7 +22,7 @@ func putCommand() *cli.Command {
 		Flags: []cli.Flag{sourceFlag, &cli.BoolFlag{Name: "no-embed", Usage: "skip the embedding for now"},
 			&cli.BoolFlag{Name: "allow-empty", Usage: "store the page even when stdin is empty or blank"}},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 || strings.TrimSpace(c.Args().First()) == "" {
+			if !oneArgument(c) {
 				return usageError("put: give exactly one slug (pgbrain put SLUG < page.md)")
 			}
 			data, err := io.ReadAll(c.App.Reader)
