@@ -258,23 +258,31 @@ func (f *finder) assignments(query bool) {
 //     postgres -performance" is a search with a -word, not a command;
 //   - HTTP Basic credentials (basicCredentials checks the token).
 //
-// hint is a text the rule needs (in the lower-cased text) to be tried.
+// hint is a text the rule needs (in the lower-cased text) to be tried;
+// secret, whether a match's value v, at in the lower-cased text, is one.
 var queryCredentialRules = []struct {
 	re      *regexp.Regexp
 	asTyped bool // matched on the text as typed, not lower-cased
 	hint    string
+	secret  func(lower string, at int, v string) bool
 }{
-	{regexp.MustCompile(`\b(?:[a-z0-9]+[_\-.])?pass["']?[ \t]*=[ \t]*(?:"([^"\r\n]+)"|'([^'\r\n]+)'|([^\s"',;]+))`), false, "pass"},
-	{regexp.MustCompile(`\b(?i:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mariadb|mariadb-dump)(?:[ \t]+--?[A-Za-z][^\s]*(?:[ \t]+[^\s-][^\s]*)?)*?[ \t]+-p(?:'([^'\n]+)'|"([^"\n]+)"|([^\s"'-][^\s"']*))`), true, "-p"},
-	{regexp.MustCompile(`\b(?i:sshpass)(?:[ \t]+-[A-Za-z](?:[ \t]*(?:'[^'\n]*'|"[^"\n]*"|[^\s"'-][^\s]*))?)*?[ \t]+-p[ \t]*(?:'([^'\n]+)'|"([^"\n]+)"|([^\s"'-][^\s"']*))`), true, "sshpass"},
-	{regexp.MustCompile(`\bbasic[ \t]+([a-z0-9+/]{4,}={0,2})(?:[^a-z0-9+/=]|$)`), false, "basic"},
+	{regexp.MustCompile(`\b(?:[a-z0-9]+[_\-.])?pass["']?[ \t]*=[ \t]*(?:"([^"\r\n]+)"|'([^'\r\n]+)'|([^\s"',;]+))`), false, "pass",
+		func(_ string, _ int, v string) bool { return !notAValue(v) && !smallCount(v) }},
+	{regexp.MustCompile(`\b(?i:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mariadb|mariadb-dump)(?:[ \t]+--?[A-Za-z][^\s]*(?:[ \t]+[^\s-][^\s]*)?)*?[ \t]+-p(?:'([^'\n]+)'|"([^"\n]+)"|([^\s"'-][^\s"']*))`), true, "-p",
+		anyValue},
+	{regexp.MustCompile(`\b(?i:sshpass)(?:[ \t]+-[A-Za-z](?:[ \t]*(?:'[^'\n]*'|"[^"\n]*"|[^\s"'-][^\s]*))?)*?[ \t]+-p[ \t]*(?:'([^'\n]+)'|"([^"\n]+)"|([^\s"'-][^\s"']*))`), true, "sshpass",
+		anyValue},
+	{regexp.MustCompile(`\bbasic[ \t]+([a-z0-9+/]{4,}={0,2})(?:[^a-z0-9+/=]|$)`), false, "basic", basicCredentials},
 }
 
-// queryCredentials records the matches of queryCredentialRules. The Basic
-// token is matched case-folded and checked on the original text.
+// anyValue is any value but a placeholder.
+func anyValue(_ string, _ int, v string) bool { return !notAValue(v) }
+
+// queryCredentials records the matches of queryCredentialRules whose value
+// the rule's secret accepts.
 func (f *finder) queryCredentials() {
 	lower := f.lower
-	for i, r := range queryCredentialRules {
+	for _, r := range queryCredentialRules {
 		if !strings.Contains(lower, r.hint) {
 			continue
 		}
@@ -287,9 +295,7 @@ func (f *finder) queryCredentials() {
 			for g+2 < len(m) && m[g] < 0 {
 				g += 2
 			}
-			v := f.text[m[g]:m[g+1]]
-			basic := i == len(queryCredentialRules)-1
-			if basic && !basicCredentials(lower, m[0], v) || !basic && (notAValue(v) || i == 0 && smallCount(v)) {
+			if !r.secret(lower, m[0], f.text[m[g]:m[g+1]]) {
 				continue
 			}
 			f.out = append(f.out, candidate{m[g], m[g+1], KindSecret})
