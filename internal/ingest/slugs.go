@@ -86,21 +86,23 @@ func assignSlugs(files []walkFile, known map[string]string) ([]slugged, []Collis
 	var collisions []Collision
 	for _, plain := range order {
 		members := groups[plain] // in byte order of paths: files is sorted
-		var candidates, suffixed []int
-		stored := map[int]string{}
+		var candidates []int
+		var stored map[int]string // member -> the suffixed slug stored for it
 		for _, i := range members {
 			x, ok := "", false
 			if bases[plain] {
 				x, ok = storedSuffix(plain, files[i], known, groups)
 			}
-			if ok {
-				suffixed = append(suffixed, i)
-				stored[i] = x
-			} else {
+			if !ok {
 				candidates = append(candidates, i)
+				continue
 			}
+			if stored == nil {
+				stored = map[int]string{}
+			}
+			stored[i] = x
 		}
-		if len(members) == 1 && len(suffixed) == 0 {
+		if len(members) == 1 && len(stored) == 0 {
 			continue
 		}
 		owner := -1
