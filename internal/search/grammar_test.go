@@ -207,47 +207,37 @@ func TestEveryScriptIsFound(t *testing.T) {
 	}
 }
 
-// A page found through Chinese or Japanese bigrams shows its text, without
-// the heading's "#" the snippet would otherwise start with.
-func TestCJKSnippetHasNoHeadingMarks(t *testing.T) {
+// Snippets show text, not markup: a page found through Chinese or Japanese
+// bigrams does not start with its heading's "#", a snippet starting at a
+// setext title leaves out the === under it, and "a === b" in a sentence
+// stays.
+func TestSnippetsLeaveOutHeadingMarkup(t *testing.T) {
 	t.Parallel()
 	b := dbtest.Open(t, testdb.Options{Dim: 8})
 	seed(t, b.Pool, []page{
 		{slug: "ja/tokyo", title: "東京", chunks: []chunk{{ct, "# 東京\n\n東京は日本の首都です。", "[1,0,0,0,0,0,0,0]"}}},
+		{slug: "apt", title: "APT", chunks: []chunk{{ct, "APT\n===\n\nThe advanced package tool manages debs.", "[0,1,0,0,0,0,0,0]"}}},
+		{slug: "eq", title: "Equality", chunks: []chunk{{ct, "Compare with a === b when types matter.", "[0,0,1,0,0,0,0,0]"}}},
 	})
-	r, err := Keyword(ctx(t), b.Pool, "首都", Options{}, Tuning{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Results) != 1 || strings.HasPrefix(r.Results[0].Snippet, "#") || !strings.Contains(r.Results[0].Snippet, "首都") {
-		t.Fatalf("首都: %+v; want ja/tokyo with a snippet of its text, not starting with #", r.Results)
-	}
-}
-
-// A snippet starting at a setext title shows the title and its text, not
-// the === under it.
-func TestSnippetHasNoSetextUnderline(t *testing.T) {
-	t.Parallel()
-	b := dbtest.Open(t, testdb.Options{Dim: 8})
-	seed(t, b.Pool, []page{
-		{slug: "apt", title: "APT", chunks: []chunk{{ct, "APT\n===\n\nThe advanced package tool manages debs.", "[1,0,0,0,0,0,0,0]"}}},
-	})
-	r, err := Keyword(ctx(t), b.Pool, "APT", Options{}, Tuning{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Results) != 1 || strings.Contains(r.Results[0].Snippet, "===") || !strings.HasPrefix(r.Results[0].Snippet, "APT The advanced") {
-		t.Fatalf("APT: %+v; want the snippet without the setext underline", r.Results)
-	}
-	seed(t, b.Pool, []page{
-		{slug: "eq", title: "Equality", chunks: []chunk{{ct, "Compare with a === b when types matter.", "[0,1,0,0,0,0,0,0]"}}},
-	})
-	r, err = Keyword(ctx(t), b.Pool, "compare types", Options{}, Tuning{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Results) != 1 || !strings.Contains(r.Results[0].Snippet, "a === b") {
-		t.Fatalf("compare types: %+v; want the snippet to keep a === b", r.Results)
+	for _, tc := range []struct {
+		q, slug, prefix, contains, absent string
+	}{
+		{q: "首都", slug: "ja/tokyo", contains: "首都", absent: "#"},
+		{q: "APT", slug: "apt", prefix: "APT The advanced", absent: "==="},
+		{q: "compare types", slug: "eq", contains: "a === b"},
+	} {
+		r, err := Keyword(ctx(t), b.Pool, tc.q, Options{}, Tuning{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Results) != 1 || r.Results[0].Slug != tc.slug {
+			t.Errorf("%s: %+v; want only %s", tc.q, r.Results, tc.slug)
+			continue
+		}
+		sn := r.Results[0].Snippet
+		if !strings.HasPrefix(sn, tc.prefix) || !strings.Contains(sn, tc.contains) || tc.absent != "" && strings.Contains(sn, tc.absent) {
+			t.Errorf("%s: snippet %q; want it to start with %q, hold %q and not %q", tc.q, sn, tc.prefix, tc.contains, tc.absent)
+		}
 	}
 }
 
