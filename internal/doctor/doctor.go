@@ -260,19 +260,11 @@ func piiCounts(ctx context.Context, db *pgxpool.Pool, r *Report) error {
 			return fmt.Errorf("counting unclassified pages: %w", err)
 		}
 		if n := r.Unclassified + r.StaleClassified; n > 0 {
-			have := "pages have"
-			if n == 1 {
-				have = "page has"
-			}
-			r.warn("%d %s no current PII classification (%d never classified, %d changed since, e.g. from psql): agents cannot see them until 'pgbrain pii scan'",
-				n, have, r.Unclassified, r.StaleClassified)
+			r.warn("%s no current PII classification (%d never classified, %d changed since, e.g. from psql): agents cannot see them until 'pgbrain pii scan'",
+				counted(n, "page has", "pages have"), r.Unclassified, r.StaleClassified)
 		}
 		if r.PendingChunks > 0 {
-			were := "pages were"
-			if r.PendingChunks == 1 {
-				were = "page was"
-			}
-			r.warn("%d %s written without their chunks (e.g. from psql), so search does not find their new text: run 'pgbrain embed --stale'", r.PendingChunks, were)
+			r.warn("%s written without their chunks (e.g. from psql), so search does not find their new text: run 'pgbrain embed --stale'", counted(r.PendingChunks, "page was", "pages were"))
 		}
 		if r.Roles != "ready" {
 			r.warn("pgbrain roles %s: every command runs as the connecting role and serve refuses to start; see docs/security.md", strings.TrimPrefix(r.Roles, "missing: "))
@@ -387,4 +379,13 @@ func Fix(ctx context.Context, b *brain.Brain, opts refresh.Options) ([]string, e
 		done = append(done, fmt.Sprintf("stale embeddings: %d chunks embedded", n))
 	}
 	return done, nil
+}
+
+// counted is n with the words in the number it takes: "1 page has", "3
+// pages have".
+func counted(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
