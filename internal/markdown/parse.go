@@ -452,7 +452,7 @@ func collapseSpace(s string) string {
 // characters (a newline, a bidi mark); NFC, as slugs are (macOS writes
 // names decomposed).
 func fileTitle(name string) string {
-	base := name[strings.LastIndexAny(name, `/`)+1:]
+	base := name[strings.LastIndexByte(name, '/')+1:]
 	if len(base) >= 3 && strings.EqualFold(base[len(base)-3:], ".md") {
 		base = base[:len(base)-3]
 	}
