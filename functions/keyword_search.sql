@@ -29,7 +29,8 @@
 -- * Candidates (bounded cost, measured against exhaustive BM25 in
 --   docs/retrieval.md): every chunk holding one of the query's rarest terms
 --   (document frequencies summing to at most keyword_candidates; a single
---   term past that is cut by length-normalised ts_rank), plus up to
+--   term past that is cut by length-normalised ts_rank; terms no chunk
+--   holds do not count as the rarest), plus up to
 --   keyword_candidates chunks matching all word groups but at most one
 --   (but at most two for five or six groups, when that scan is bounded),
 --   groups no chunk holds not counted (so a chunk whose words are all
@@ -131,6 +132,7 @@ DECLARE
 	avgdl float8;
 	lex text[];
 	dfs float8[];
+	live_df float8; -- the frequency of the rarest term some chunk holds
 	idfs float8[];
 	n_terms int;
 	unscored text[]; -- lexemes that find chunks but add nothing to a score (see below)
@@ -240,6 +242,9 @@ BEGIN
 	FROM unnest(lex, idfs) WITH ORDINALITY AS u (l, i, o)
 	WHERE NOT (u.l = ANY (unscored));
 
+	-- The rarest term some chunk holds: the terms no chunk holds find
+	-- nothing and cost nothing.
+	live_df := coalesce((SELECT min(d) FROM unnest(dfs) AS d WHERE d > 0), 0);
 	-- Live groups (some chunk holds one of their terms), each with an upper
 	-- bound on the chunks it matches: the sum of its terms' frequencies.
 	SELECT coalesce(array_agg(x.g ORDER BY x.o), '{}'), coalesce(array_agg(x.ub ORDER BY x.o), '{}')
@@ -284,11 +289,14 @@ BEGIN
 
 	<<retry>>
 	LOOP
-		-- Round 0: the rarest terms within the budget (at least one) ...
+		-- Round 0: the rarest terms within the budget (at least one that
+		-- some chunk holds: a word of the query no chunk holds, df 0, comes
+		-- first and finds nothing, and "setproctitle for Go" came back
+		-- empty with 558 chunks holding go) ...
 		taken := 0;
 		cum := 0;
 		round_q := NULL;
-		WHILE taken < n_terms AND (taken = 0 OR exhaustive OR cum + dfs[taken + 1] <= budget) LOOP
+		WHILE taken < n_terms AND (cum = 0 OR exhaustive OR cum + dfs[taken + 1] <= budget) LOOP
 			taken := taken + 1;
 			cum := cum + dfs[taken];
 			round_q := CASE WHEN round_q IS NULL THEN brain.lexeme_tsquery(lex[taken])
@@ -308,7 +316,7 @@ BEGIN
 		END IF;
 		-- (one term alone may exceed the budget: then it is cut by ts_rank)
 		found := NULL;
-		IF NOT exhaustive AND dfs[1] > wide AND cardinality(live) > 1 THEN
+		IF NOT exhaustive AND live_df > wide AND cardinality(live) > 1 THEN
 			-- Every term is common: ranking the rarest one's matches would
 			-- read its whole posting list. The chunks matching all live
 			-- groups come first; the rarest term's cut only when none do.
@@ -321,7 +329,7 @@ BEGIN
 			found := brain.keyword_candidates(
 				CASE WHEN filt IS NULL THEN round_q ELSE round_q && filt END,
 				CASE WHEN exhaustive THEN 2147483646 ELSE greatest(budget::int, lim) END, source_ids, only_compiled);
-		ELSIF source_ids IS NOT NULL AND NOT exhaustive AND dfs[1] > wide AND cardinality(found) < budget THEN
+		ELSIF source_ids IS NOT NULL AND NOT exhaustive AND live_df > wide AND cardinality(found) < budget THEN
 			-- The term statistics count every source: words common in the
 			-- brain may be rare in the sources asked for, where the strict
 			-- AND then finds a few chunks and the rest would be the first
@@ -344,7 +352,7 @@ BEGIN
 		-- the groups, and a long query's rare terms already bring its
 		-- candidates (32 common words made this one step half a second on
 		-- 20,000 chunks; docs/security.md, "Bounded queries").
-		IF NOT exhaustive AND cardinality(live) BETWEEN 2 AND 16 AND NOT (dfs[1] > wide AND near_drop = 0) THEN
+		IF NOT exhaustive AND cardinality(live) BETWEEN 2 AND 16 AND NOT (live_df > wide AND near_drop = 0) THEN
 			near := brain.near_strict(live, near_drop);
 			found := ARRAY(SELECT DISTINCT x FROM unnest(coalesce(found, '{}') || coalesce(brain.keyword_candidates(
 				CASE WHEN filt IS NULL THEN near ELSE near && filt END,

@@ -300,3 +300,37 @@ func TestKeywordRoundsFindAPageWithoutTheRarestWord(t *testing.T) {
 		t.Errorf("with keyword_rounds 1: first %s, want sought (as exhaustive BM25)", got)
 	}
 }
+
+// A query word no chunk holds (df 0) is the rarest term, and the first
+// round takes the rarest terms within the budget: it used to stop there
+// when the next term was over the budget, score nothing and answer with
+// nothing, though chunks hold the other word ("setproctitle for Go" on
+// the Debian check). Such terms do not count as the round's one term,
+// with one live word or several.
+func TestUnknownWordDoesNotEmptyTheAnswer(t *testing.T) {
+	t.Parallel()
+	b := dbtest.Open(t, testdb.Options{Dim: 8})
+	c := ctx(t)
+	if _, err := b.Pool.Exec(c, `
+		INSERT INTO brain.config VALUES ('search.keyword_candidates', '10');
+		WITH p AS (
+			INSERT INTO brain.pages (slug, title, body, content_hash)
+			SELECT 'gen/p' || i, 'Page ' || i, 'x', repeat('0', 64) FROM generate_series(1, 40) i
+			RETURNING id)
+		INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text)
+		SELECT p.id, 0, 'compiled_truth',
+		       'golang ' || CASE WHEN p.id % 2 = 0 THEN 'runtime ' ELSE '' END || repeat('filler ', 1 + (p.id % 5)::int)
+		FROM p;
+		ANALYZE brain.chunks;`); err != nil {
+		t.Fatalf("generating chunks: %v", err)
+	}
+	for _, q := range []string{"qwxzyunknown golang", "qwxzyunknown for golang runtime", "qwxzyunknown zzvvnothing golang"} {
+		var n int
+		if err := b.Pool.QueryRow(c, `SELECT count(*) FROM brain.keyword_search($1, 10)`, q).Scan(&n); err != nil {
+			t.Fatalf("%q: %v", q, err)
+		}
+		if n != 10 {
+			t.Errorf("%q: %d rows, want 10 (40 chunks hold golang)", q, n)
+		}
+	}
+}
