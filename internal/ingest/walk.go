@@ -60,6 +60,9 @@ type walker struct {
 	visited map[devIno]string // directory -> the relative path it was walked as
 	links   []pendingLink     // symlinks to directories, walked after the real tree
 	avoid   []string          // folders not entered through a symlink (walkDir)
+	// root is the imported directory, absolute with symlinks resolved
+	// ("" when that failed): a link to a folder holding it is not followed.
+	root string
 }
 
 type devIno struct{ dev, ino uint64 }
@@ -86,6 +89,11 @@ func walkDir(root string, avoid ...string) (walkResult, error) {
 		return walkResult{}, fmt.Errorf("import directory %s is not a directory; to add one file, use: pgbrain put SLUG < %s", root, shellquote.Quote(root))
 	}
 	w := &walker{visited: map[devIno]string{}, avoid: avoid}
+	if a, err := filepath.Abs(root); err == nil {
+		if r, err := filepath.EvalSymlinks(a); err == nil {
+			w.root = r
+		}
+	}
 	if id, ok := fileID(st); ok {
 		w.visited[id] = "."
 	}
@@ -188,6 +196,13 @@ func (w *walker) symlink(abs, rel string) {
 	}
 	switch {
 	case info.IsDir():
+		if target := w.holdsRoot(abs); target != "" {
+			// Its other folders lie outside the one imported ("notes/up ->
+			// .." would import every folder beside notes); the root itself
+			// is walked already.
+			w.skip(rel, fmt.Sprintf("symlink to %s, which holds the imported folder: following it would import files from outside it", target), false)
+			return
+		}
 		w.links = append(w.links, pendingLink{abs: abs, rel: rel, info: info})
 	case info.Mode().IsRegular():
 		if isMarkdown(rel) {
@@ -196,6 +211,26 @@ func (w *walker) symlink(abs, rel string) {
 	default:
 		w.skip(rel, "symlink to a "+kindName(info.Mode().Type())+"; only regular files and directories are imported", isMarkdown(rel))
 	}
+}
+
+// holdsRoot returns the resolved target of the directory symlink abs when
+// it is an ancestor of the imported directory, else "".
+func (w *walker) holdsRoot(abs string) string {
+	if w.root == "" {
+		return ""
+	}
+	a, err := filepath.Abs(abs)
+	if err != nil {
+		return ""
+	}
+	target, err := filepath.EvalSymlinks(a)
+	if err != nil {
+		return ""
+	}
+	if _, in := within(w.root, target); in {
+		return target
+	}
+	return ""
 }
 
 // avoided says why the symlink abs is not followed, or "" when it may be:

@@ -60,6 +60,7 @@ func TestWalkDirNamesEverySkippedEntry(t *testing.T) {
 	symlink(t, outside, filepath.Join(root, "linked"))                   // directory outside: followed
 	symlink(t, filepath.Join(root, "sub"), filepath.Join(root, "alias")) // second link to sub: walked once
 	symlink(t, root, filepath.Join(root, "sub/loop"))                    // back to the root
+	symlink(t, "../..", filepath.Join(root, "sub/up"))                   // to the root's parent: not followed
 	symlink(t, "a.md", filepath.Join(root, "a-link.md"))                 // link to a file: imported under its name
 	symlink(t, "gone.md", filepath.Join(root, "broken.md"))
 	symlink(t, "self", filepath.Join(root, "self"))
@@ -85,6 +86,7 @@ func TestWalkDirNamesEverySkippedEntry(t *testing.T) {
 	for path, reason := range map[string]string{
 		"alias":     `directory already walked as "sub"`,
 		"sub/loop":  `directory already walked as "."`,
+		"sub/up":    "which holds the imported folder",
 		"broken.md": `broken symlink to "gone.md"`,
 		"self":      "symlink loop",
 		"stale.png": `broken symlink to "missing.png"`,
@@ -95,8 +97,8 @@ func TestWalkDirNamesEverySkippedEntry(t *testing.T) {
 			t.Errorf("skipped[%q] = %q, want it to say %q", path, skipped[path], reason)
 		}
 	}
-	if len(skipped) != 7 {
-		t.Errorf("skipped = %v, want exactly the 7 entries above", skipped)
+	if len(skipped) != 8 {
+		t.Errorf("skipped = %v, want exactly the 8 entries above", skipped)
 	}
 	// image.png; hidden entries are not counted.
 	if res.notMarkdown != 1 {
