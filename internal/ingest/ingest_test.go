@@ -155,6 +155,50 @@ func TestReimportOfUnchangedFilesChangesNoRow(t *testing.T) {
 	}
 }
 
+// A file emptied by a crash or a half-finished save keeps its page: the
+// import names it as failed (so it does not prune) and the page keeps its
+// text; a new empty file is still a page, and a whitespace-only one too.
+func TestEmptiedFileDoesNotBlankItsPage(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := dbtest.Open(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"kept.md": "# Kept\n\nthe text\n", "spaces.md": "# S\n\nsome words\n"})
+	if _, err := ingest.ImportDir(ctx, b, dir, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{"kept.md": "", "spaces.md": " \n\t\n", "new.md": ""})
+	sum, err := ingest.ImportDir(ctx, b, dir, ingest.Options{Prune: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Added != 1 || sum.Updated != 0 || sum.Failed != 2 || sum.Pruned != 0 {
+		t.Fatalf("summary = %+v, want new.md added, kept.md and spaces.md failed, nothing pruned", sum)
+	}
+	for _, f := range sum.Failures {
+		if !strings.Contains(f.Reason, "file is empty") || !strings.Contains(f.Reason, "pgbrain delete") {
+			t.Errorf("failure for %s = %q, want it to say the file is empty and how to delete the page", f.Path, f.Reason)
+		}
+	}
+	for slug, want := range map[string]string{"kept": "the text", "spaces": "some words"} {
+		p, err := b.GetPage(ctx, "default", slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(p.Body, want) {
+			t.Errorf("page %s = %q, want its text kept", slug, p.Body)
+		}
+	}
+	// Importing the empty file again is unchanged, not a failure.
+	sum, err = ingest.ImportDir(ctx, b, dir, ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Unchanged != 1 || sum.Failed != 2 {
+		t.Errorf("again = %+v, want new.md unchanged and the two still refused", sum)
+	}
+}
+
 func TestPutValidatesAndRoundTrips(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

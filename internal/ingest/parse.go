@@ -1,11 +1,13 @@
 package ingest
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/pgbrain/pgbrain/internal/classify"
 	"github.com/pgbrain/pgbrain/internal/markdown"
 	"github.com/pgbrain/pgbrain/internal/pii"
+	"github.com/pgbrain/pgbrain/internal/shellquote"
 )
 
 // The parse stage: one file or document read, parsed, chunked and
@@ -33,7 +35,15 @@ func parseFile(f slugged, known map[string]string, opts Options) fileResult {
 		r.err = err
 		return r
 	}
-	return parseData(r, data, known, opts)
+	r = parseData(r, data, known, opts)
+	if _, stored := known[f.slug]; stored && r.err == nil && !r.unchanged && len(bytes.TrimSpace(data)) == 0 {
+		// A file truncated by a crash or a half-finished save must not
+		// blank its page; put refuses empty input for the same reason.
+		return fileResult{rel: f.rel, slug: f.slug, err: fmt.Errorf(
+			"file is empty and page %q holds other content: the page was kept; write the file again, or delete the page with: pgbrain delete %s",
+			f.slug, shellquote.Quote(f.slug))}
+	}
+	return r
 }
 
 // parseData parses one item's markdown into r (whose rel and slug are set):
