@@ -1,6 +1,9 @@
 -- brain.embed_stale(batch) : fills up to `batch` missing embeddings with the
 -- local embedder and returns how many it filled. Only meaningful when the
 -- brain's embedder is 'local'; remote embedders are filled by the client.
+-- A chunk without lexemes has no local vector (brain.missing_embeddings):
+-- it is not picked, so it neither counts as filled nor keeps the chunks
+-- after it from being reached.
 -- brain.reset_embeddings(), which cleared every vector at once, is dropped:
 -- `embed --all` now swaps vectors page batch by page batch (internal/embed/refresh).
 -- brain.embed_local_refresh(): rewrites every stored vector that differs from
@@ -12,13 +15,13 @@ CREATE OR REPLACE FUNCTION brain.embed_stale(batch int) RETURNS bigint
 LANGUAGE sql
 BEGIN ATOMIC
 	WITH todo AS (
-		SELECT id FROM brain.chunks WHERE embedding IS NULL ORDER BY id LIMIT batch
+		SELECT id FROM brain.chunks WHERE embedding IS NULL AND length(tsv) > 0 ORDER BY id LIMIT batch
 	), done AS (
 		UPDATE brain.chunks c SET embedding = brain.embed_tsvector(c.tsv)
 		FROM todo WHERE c.id = todo.id
-		RETURNING 1
+		RETURNING c.embedding IS NOT NULL AS filled
 	)
-	SELECT count(*) FROM done;
+	SELECT count(*) FILTER (WHERE done.filled) FROM done;
 END;
 
 DROP FUNCTION IF EXISTS brain.reset_embeddings();

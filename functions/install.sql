@@ -9,6 +9,7 @@
 -- takes a new migration (see docs/migrations.md). A file here that changes a
 -- function's signature or a view's columns drops the old one first.
 {{ template "embed_stale.sql" . }}
+{{ template "missing_embeddings.sql" . }}
 {{ template "import_staged.sql" . }}
 {{ template "settle_text_indexes.sql" . }}
 {{ template "vector_index.sql" . }}

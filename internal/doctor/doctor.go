@@ -96,7 +96,7 @@ func Run(ctx context.Context, b *brain.Brain, cfg evalconfig.Settings, cfgErr er
 		r.warn("the database schema is at version %d of %d: run 'pgbrain migrate'", r.DatabaseSchema, r.LatestSchema)
 	}
 	if err := b.Pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM brain.pages), (SELECT count(*) FROM brain.chunks),
-		(SELECT count(*) FROM brain.chunks WHERE embedding IS NULL)`).Scan(&r.Pages, &r.Chunks, &r.StaleEmbeddings); err != nil {
+		brain.missing_embeddings()`).Scan(&r.Pages, &r.Chunks, &r.StaleEmbeddings); err != nil {
 		return nil, fmt.Errorf("counting pages and chunks: %w", err)
 	}
 	if r.StaleEmbeddings > 0 {

@@ -51,7 +51,7 @@ func Run(ctx context.Context, b *brain.Brain, opts Options) (int64, error) {
 		return n, err
 	}
 	var total int64
-	if err := b.Pool.QueryRow(ctx, `SELECT count(*) FROM brain.chunks WHERE embedding IS NULL`).Scan(&total); err != nil {
+	if err := b.Pool.QueryRow(ctx, `SELECT brain.missing_embeddings()`).Scan(&total); err != nil {
 		return 0, fmt.Errorf("counting stale chunks: %w", err)
 	}
 	var done int64

@@ -265,3 +265,43 @@ func waitGone(t *testing.T, b *brain.Brain, pids []int32) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// Chunks without a word (a page "!!!") have no local vector. They used to
+// be picked first by every batch and counted as embedded: `embed --stale`
+// said it embedded them, doctor kept asking for it, and with more of them
+// than a batch the chunks after them were never reached.
+func TestStaleFillSkipsChunksWithoutWords(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := dbtest.Open(t)
+	var docs []ingest.Doc
+	for i := range 5 {
+		docs = append(docs, ingest.Doc{Slug: fmt.Sprintf("a%d", i), Data: []byte("---\ntitle: \"!!!\"\n---\n?!\n")})
+	}
+	docs = append(docs, ingest.Doc{Slug: "z1", Data: []byte("# Zebra\n\nstripes\n")}, ingest.Doc{Slug: "z2", Data: []byte("# Yak\n\nwool\n")})
+	if sum, err := ingest.ImportDocs(ctx, b, docs, ingest.Options{NoEmbed: true}); err != nil || sum.Added != len(docs) {
+		t.Fatalf("importing: %+v %v", sum, err)
+	}
+	var missing int64
+	if err := b.Pool.QueryRow(ctx, `SELECT brain.missing_embeddings()`).Scan(&missing); err != nil {
+		t.Fatal(err)
+	}
+	if missing != 2 {
+		t.Fatalf("missing_embeddings() = %d before the fill, want 2 (the pages with words)", missing)
+	}
+	n, err := refresh.Run(ctx, b, refresh.Options{Batch: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 {
+		t.Errorf("Run embedded %d chunks, want 2", n)
+	}
+	var left, wordy int64
+	if err := b.Pool.QueryRow(ctx, `SELECT brain.missing_embeddings(),
+		(SELECT count(*) FROM brain.chunks c JOIN brain.pages p ON p.id = c.page_id WHERE p.slug IN ('z1', 'z2') AND c.embedding IS NULL)`).Scan(&left, &wordy); err != nil {
+		t.Fatal(err)
+	}
+	if left != 0 || wordy != 0 {
+		t.Errorf("after the fill: missing_embeddings() = %d, chunks of z1/z2 without a vector = %d; want 0 and 0", left, wordy)
+	}
+}
