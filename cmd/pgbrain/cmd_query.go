@@ -81,7 +81,7 @@ func queryCommand() *cli.Command {
 					// echo the query: scrubbed like every other stderr line.
 					fmt.Fprintf(c.App.ErrWriter, "pgbrain: note: %s\n", scrub.Scrub(x.Note))
 				}
-				answerNotes(c.App.ErrWriter, r)
+				answerNotes(c.App.ErrWriter, q, r)
 				reportUsage(c.App.ErrWriter, meter)
 				if c.Bool("json") && meter != nil {
 					return json.NewEncoder(c.App.Writer).Encode(struct {

@@ -67,7 +67,7 @@ func searchCommand() *cli.Command {
 					return err
 				}
 				rec.Record(ctx, r, capture.Caller{})
-				answerNotes(c.App.ErrWriter, r)
+				answerNotes(c.App.ErrWriter, q, r)
 				return printResponse(c.App.Writer, r, c.Bool("json"))
 			})
 		},
@@ -78,10 +78,10 @@ func searchCommand() *cli.Command {
 // answer from being misread: no word to search for, a dropped phrase, a cut
 // query, an answer of vector matches alone. They quote the query's words
 // (a -word as typed), so they are scrubbed like every other copy of it.
-func answerNotes(w io.Writer, r *search.Response) {
+func answerNotes(w io.Writer, q string, r *search.Response) {
 	w = scrub.NewWriter(w)
 	noWordsNote(w, r)
-	negatedNote(w, r)
+	negatedNote(w, q, r)
 	phrasesNote(w, r)
 	cutNote(w, r)
 	vectorOnlyNote(w, r)
@@ -130,17 +130,27 @@ func noWordsNote(w io.Writer, r *search.Response) {
 
 // negatedNote names the words a -word left out, when the answer has rows:
 // a pasted command ("find . -name x") excludes pages holding "name"
-// without looking as if it did.
-func negatedNote(w io.Writer, r *search.Response) {
+// without looking as if it did. A word is named only where the scrubbed
+// query still holds it after its dash: a secret glued to an option
+// ("mysql -pS3cret") is redacted as typed, and without its dash it no
+// longer looks like one.
+func negatedNote(w io.Writer, q string, r *search.Response) {
 	negated, _ := r.Meta.Parser["negated"].([]any)
 	if len(r.Results) == 0 || len(negated) == 0 {
 		return
 	}
-	words := make([]string, len(negated))
-	for i, n := range negated {
-		words[i] = fmt.Sprintf("%q", fmt.Sprint(n))
+	safe := strings.ToLower(scrub.Scrub(q))
+	var words []string
+	for _, n := range negated {
+		if word := fmt.Sprint(n); strings.Contains(safe, "-"+strings.ToLower(word)) {
+			words = append(words, fmt.Sprintf("%q", word))
+		}
 	}
-	fmt.Fprintf(w, "pgbrain: note: pages holding %s were left out (-word excludes a word; drop the dash or quote it to search for it; see docs/retrieval.md, \"Query grammar\")\n", strings.Join(words, ", "))
+	held := "a word written after a dash"
+	if len(words) > 0 {
+		held = strings.Join(words, ", ")
+	}
+	fmt.Fprintf(w, "pgbrain: note: pages holding %s were left out (-word excludes a word; drop the dash or quote it to search for it; see docs/retrieval.md, \"Query grammar\")\n", held)
 }
 
 // phrasesNote says when the quoted phrases matched no page and were

@@ -273,6 +273,34 @@ var queryCredentialRules = []struct {
 	{regexp.MustCompile(`\b(?i:sshpass)(?:[ \t]+-[A-Za-z](?:[ \t]*(?:'[^'\n]*'|"[^"\n]*"|[^\s"'-][^\s]*))?)*?[ \t]+-p[ \t]*(?:'([^'\n]+)'|"([^"\n]+)"|([^\s"'-][^\s"']*))`), true, "sshpass",
 		anyValue},
 	{regexp.MustCompile(`\bbasic[ \t]+([a-z0-9+/]{4,}={0,2})(?:[^a-z0-9+/=]|$)`), false, "basic", basicCredentials},
+	// A password name glued to a prefix: libpq's PGPASSWORD, MYSQLPASSWORD.
+	{regexp.MustCompile(`\b[a-z0-9]+(?:password|passwd)["']?[ \t]*[:=][ \t]*(?:"([^"\r\n]+)"|'([^'\r\n]+)'|([^\s"',;]+))`), false, "passw",
+		anyValue},
+	// A long password option with its value as the next word (psql, docker
+	// login, mongosh: --password hunter2), not another option.
+	{regexp.MustCompile(`(?:^|[\s'"])--(?:password|passwd|pass)[ \t]+(?:'([^'\n]+)'|"([^"\n]+)"|([^\s"'-][^\s"']*))`), false, "--pass",
+		anyValue},
+	// curl's and wget's user:password (-u, --user), the password after the colon.
+	{regexp.MustCompile(`(?:^|[\s'"])(?:-u|--user)(?:[ \t]+|=)['"]?[^\s:'"]*:([^\s'"]+)`), true, "-u",
+		anyValue},
+	// An AWS secret key beside its key id ("AKIA...:wJalr...", "key AKIA...
+	// secret wJalr..."): 40 characters of base64 in a query holding a key
+	// id, with both cases or a '/' or '+' (a git commit's 40 hex digits has
+	// neither).
+	{regexp.MustCompile(`(?:^|[^A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`), true, "",
+		awsSecretBesideKeyID},
+}
+
+// awsKeyIDRE is an AWS access key id in the lower-cased text.
+var awsKeyIDRE = regexp.MustCompile(`\b(?:akia|asia)[a-z0-9]{16}\b`)
+
+// awsSecretBesideKeyID reports whether v is an AWS secret key: the query
+// holds a key id, and v mixes cases or holds '/' or '+'.
+func awsSecretBesideKeyID(lower string, _ int, v string) bool {
+	if !awsKeyIDRE.MatchString(lower) {
+		return false
+	}
+	return strings.ContainsAny(v, "/+") || hasUpper(v) && strings.ToUpper(v) != v
 }
 
 // anyValue is any value but a placeholder.
