@@ -3,9 +3,11 @@ package events
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,8 +31,10 @@ const markerTooDeep = "<too-deep>"
 
 var emailShape = regexp.MustCompile(`^[^\s@]+@[^\s@]+\.[^\s@]+$`)
 
-// Redact returns a deep copy of args that is safe to write to disk. Keys are
-// never changed. Rules, per value:
+// Redact returns a deep copy of args that is safe to write to disk. Keys go
+// through the same string rules as values (an agent names its own
+// arguments, so a key may hold anything a value may); two keys that become
+// one are told apart by a " #2", " #3" suffix. Rules, per value:
 //   - anything under a "filters" key, at any depth: every leaf becomes <value>
 //     (filter values are user data: emails, customer ids);
 //   - strings over MaxStringBytes bytes become <truncated:N bytes>;
@@ -50,10 +54,26 @@ func Redact(args map[string]any) map[string]any {
 		return nil
 	}
 	out := make(map[string]any, len(args))
-	for k, v := range args {
-		out[k] = redactValue(v, isFilters(k), 1)
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		put(out, k, redactValue(args[k], isFilters(k), 1))
 	}
 	return out
+}
+
+// put stores v under the redacted form of key k. Callers go through the
+// keys in order, so which of two keys gets a suffix does not change.
+func put(out map[string]any, k string, v any) {
+	rk := redactString(k)
+	if _, taken := out[rk]; taken && rk != k {
+		for n := 2; ; n++ {
+			alt := rk + " #" + strconv.Itoa(n)
+			if _, taken := out[alt]; !taken {
+				rk = alt
+				break
+			}
+		}
+	}
+	out[rk] = v
 }
 
 func isFilters(key string) bool { return strings.EqualFold(key, "filters") }
@@ -77,8 +97,8 @@ func redactValue(v any, inFilters bool, depth int) any {
 		return leaf(finite(float64(x)), inFilters)
 	case map[string]any:
 		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = redactValue(e, inFilters || isFilters(k), depth+1)
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			put(out, k, redactValue(x[k], inFilters || isFilters(k), depth+1))
 		}
 		return out
 	case []any:
@@ -118,10 +138,11 @@ func redactReflect(rv reflect.Value, inFilters bool, depth int) any {
 			return leaf(nil, inFilters)
 		}
 		out := make(map[string]any, rv.Len())
-		iter := rv.MapRange()
-		for iter.Next() {
-			k := iter.Key().String()
-			out[k] = redactValue(iter.Value().Interface(), inFilters || isFilters(k), depth+1)
+		keys := rv.MapKeys()
+		slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
+		for _, key := range keys {
+			k := key.String()
+			put(out, k, redactValue(rv.MapIndex(key).Interface(), inFilters || isFilters(k), depth+1))
 		}
 		return out
 	case reflect.Slice, reflect.Array:

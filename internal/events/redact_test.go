@@ -126,9 +126,15 @@ func TestRedactStructures(t *testing.T) {
 			},
 		},
 		{
-			name: "keys are never rewritten",
-			in:   map[string]any{"alice@example.com": "x", "postgres://u:p@h/db": 1, strings.Repeat("k", 3000): "y"},
-			want: map[string]any{"alice@example.com": "x", "postgres://u:p@h/db": 1, strings.Repeat("k", 3000): "y"},
+			// An agent names its own arguments: a key is redacted like a
+			// value, and keys that become one stay apart.
+			name: "keys are redacted like values",
+			in: map[string]any{"alice@example.com": "x", "postgres://u:p@h/db": 1, strings.Repeat("k", 3000): "y",
+				"why does ghp_R7kQ2mZx9LwP4vB8nT3yH6jD1sF5aG0cE2uK fail": 1, "query": "q",
+				"nested": map[string]any{"carol@example.org": "v", "dave@example.org": "w"}},
+			want: map[string]any{"<email>": "x", "<redacted-connection-url>": 1, "<truncated:3000 bytes>": "y",
+				"why does [REDACTED] fail": 1, "query": "q",
+				"nested": map[string]any{"<email>": "v", "<email> #2": "w"}},
 		},
 		{
 			name: "typed values",
