@@ -23,6 +23,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgbrain/pgbrain/internal/openai"
+	"github.com/pgbrain/pgbrain/internal/scrub"
 	"github.com/pgbrain/pgbrain/internal/search"
 )
 
@@ -216,14 +217,16 @@ func Parse(reply string) ([]string, error) {
 	return nil, fmt.Errorf("not a JSON array of strings: %q", abbreviate(s))
 }
 
-// Clean keeps the usable variants of q, in order: trimmed, one line, valid
-// as a query, at most MaxVariantChars characters, not q itself nor a repeat
-// (compared case-insensitively), at most AskVariants.
+// Clean keeps the usable variants of q, in order: scrubbed (the personal
+// data and secrets a model echoes from the query are left out, so the
+// cache, the meta and the searches never hold them), trimmed, one line,
+// valid as a query, at most MaxVariantChars characters, not q itself nor a
+// repeat (compared case-insensitively), at most AskVariants.
 func Clean(q string, variants []string) []string {
 	out := []string{}
 	seen := map[string]bool{strings.ToLower(strings.TrimSpace(q)): true}
 	for _, v := range variants {
-		v = strings.Join(strings.Fields(v), " ")
+		v = strings.Join(strings.Fields(strings.ReplaceAll(scrub.Scrub(v), scrub.Redacted, " ")), " ")
 		if v == "" || utf8.RuneCountInString(v) > MaxVariantChars || search.CheckQuery(v) != nil {
 			continue
 		}

@@ -290,4 +290,11 @@ func TestClean(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("Clean = %q, want %q", got, want)
 	}
+	// A model echoes the query, secrets and all: they never reach the
+	// cache, the meta or a search.
+	got = Clean("rotate AKIAZ3Q7XK2LMN5KKH7Y", []string{"how to rotate aws key AKIAZ3Q7XK2LMN5KKH7Y now", "mail carol@example.org about PGPASSWORD=hunter3", "AKIAZ3Q7XK2LMN5KKH7Y"})
+	want = []string{"how to rotate aws key now", "mail about PGPASSWORD="}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Clean of echoed secrets = %q, want %q", got, want)
+	}
 }
