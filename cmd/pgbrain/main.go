@@ -40,12 +40,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) {
 		if msg := err.Error(); msg != "" {
-			fmt.Fprintln(stderr, "pgbrain:", scrub.Scrub(msg))
+			fmt.Fprintln(stderr, "pgbrain:", scrub.Message(msg))
 			printHint(stderr, err)
 		}
 		return ec.ExitCode()
 	}
-	fmt.Fprintln(stderr, "pgbrain:", scrub.Scrub(err.Error()))
+	fmt.Fprintln(stderr, "pgbrain:", scrub.Message(err.Error()))
 	printHint(stderr, err)
 	return 1
 }
@@ -56,7 +56,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 func printHint(stderr io.Writer, err error) {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Hint != "" {
-		fmt.Fprintln(stderr, "pgbrain: hint:", scrub.Scrub(pgErr.Hint))
+		fmt.Fprintln(stderr, "pgbrain: hint:", scrub.Message(pgErr.Hint))
 	}
 }
 

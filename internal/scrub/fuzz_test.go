@@ -1,6 +1,7 @@
 package scrub
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -58,4 +59,29 @@ func keptInOrder(in, out string) bool {
 		rest = rest[k+len(piece):]
 	}
 	return true
+}
+
+// FuzzMessage: a message quoting its input with %q comes out with every
+// quoted value scrubbed as if unquoted, and scrubbing it again (a Writer
+// around a Writer's output) changes nothing.
+func FuzzMessage(f *testing.F) {
+	for _, c := range credentialCases {
+		f.Add(c.in)
+	}
+	f.Add(`{"api_key": "9a8b7c6d5e4f3a2b1c0dzz"}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		if !utf8.ValidString(in) {
+			return
+		}
+		out := Message(`source ` + strconv.Quote(in) + ` does not exist`)
+		if again := Message(out); again != out {
+			t.Fatalf("Message(%q) = %q, which Message changes again: %q", in, out, again)
+		}
+		if pii.FindKinds(in, pii.KindEmail, pii.KindAPIKey, pii.KindPrivateKey) == nil {
+			return
+		}
+		if strings.Contains(out, in) {
+			t.Fatalf("Message kept %q, which holds personal data, whole: %q", in, out)
+		}
+	})
 }

@@ -2,7 +2,7 @@ package scrub
 
 import "io"
 
-// Writer scrubs every write before passing it on. Messages are written with
+// Writer scrubs every write (Message) before passing it on. Messages are written with
 // one Fprintf each, so a query quoted in one is scrubbed whole; a value
 // split across two writes is not seen whole and may pass.
 type Writer struct{ w io.Writer }
@@ -16,10 +16,10 @@ func NewWriter(w io.Writer) *Writer {
 	return &Writer{w: w}
 }
 
-// Write writes Scrub(p) and reports len(p) on success, as callers expect
+// Write writes Message(p) and reports len(p) on success, as callers expect
 // of a writer that consumed all of p.
 func (sw *Writer) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(sw.w, Scrub(string(p))); err != nil {
+	if _, err := io.WriteString(sw.w, Message(string(p))); err != nil {
 		return 0, err
 	}
 	return len(p), nil
