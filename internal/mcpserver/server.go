@@ -429,14 +429,16 @@ func callerOf(extra *mcp.RequestExtra, ss *mcp.ServerSession) string {
 	if p == nil || p.ClientInfo == nil {
 		return "unknown"
 	}
-	// The name is the client's own claim: keep it within what the audit
-	// log's CHECK accepts (printable, at most 256 bytes) so the row is not lost.
-	name := strings.Map(func(r rune) rune {
+	// The name is the client's own claim: scrubbed like any text an agent
+	// sends (it is stored in every audit row and event), and kept within
+	// what the audit log's CHECK accepts (printable, at most 256 bytes) so
+	// the row is not lost.
+	name := scrub.Scrub(strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return -1
 		}
 		return r
-	}, strings.ToValidUTF8(p.ClientInfo.Name, ""))
+	}, strings.ToValidUTF8(p.ClientInfo.Name, "")))
 	for len(name) > maxCallerBytes {
 		_, size := utf8.DecodeLastRuneInString(name)
 		name = name[:len(name)-size]

@@ -119,6 +119,12 @@ func start(t *testing.T, b *brain.Brain, edit func(*mcpserver.Config)) *harness 
 // startWith is start with client options.
 func startWith(t *testing.T, b *brain.Brain, edit func(*mcpserver.Config), copts *mcp.ClientOptions) *harness {
 	t.Helper()
+	return startAs(t, b, "test-agent", edit, copts)
+}
+
+// startAs is startWith for a client that names itself name.
+func startAs(t *testing.T, b *brain.Brain, name string, edit func(*mcpserver.Config), copts *mcp.ClientOptions) *harness {
+	t.Helper()
 	h := &harness{b: b, eventsPath: filepath.Join(t.TempDir(), "events.jsonl"), stderr: &syncBuffer{}, spans: &spanLog{}}
 	ew, err := events.Open(h.eventsPath, events.Options{Errors: h.stderr})
 	if err != nil {
@@ -145,7 +151,7 @@ func startWith(t *testing.T, b *brain.Brain, edit func(*mcpserver.Config), copts
 	st, ct := mcp.NewInMemoryTransports()
 	h.done = make(chan error, 1)
 	go func() { h.done <- srv.Run(ctx, st) }()
-	client := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1.0"}, copts)
+	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1.0"}, copts)
 	h.cs, err = client.Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -476,6 +482,32 @@ func readEvents(t *testing.T, path string) []events.Event {
 		out = append(out, ev)
 	}
 	return out
+}
+
+// The client's name is its own claim, and it is stored as the caller of
+// every audit row and event: scrubbed like any text an agent sends.
+func TestCallerNameIsScrubbed(t *testing.T) {
+	t.Parallel()
+	b := dbtest.Open(t)
+	seed(t, b)
+	const email, token = "carol.dunne@example.org", "ghp_Cl9CkR7qZ2mX9wLp4vB8nT3yH6jD1sF5aG0c"
+	h := startAs(t, b, "agent "+email+" "+token, nil, nil)
+	h.callTool(t, "search", map[string]any{"query": "widget project"})
+	h.stop(t)
+	rows := auditRows(t, b)
+	if len(rows) != 1 {
+		t.Fatalf("audit rows = %+v, want one", rows)
+	}
+	if c := rows[0].Caller; strings.Contains(c, email) || strings.Contains(c, token) || !strings.HasPrefix(c, "agent ") {
+		t.Errorf("audit caller = %q, want the name with its email and token redacted", c)
+	}
+	data, err := os.ReadFile(h.eventsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), email) || strings.Contains(string(data), token) {
+		t.Errorf("events file holds the caller's email or token: %s", data)
+	}
 }
 
 func TestAuditEventsAndSpans(t *testing.T) {
