@@ -20,13 +20,20 @@ func deleteCommand() *cli.Command {
 			if !oneArgument(c) {
 				return usageError("delete: give exactly one slug")
 			}
-			return withBrain(c, brain.RoleWriter, func(ctx context.Context, b *brain.Brain) error {
-				if err := b.DeletePage(ctx, c.String("source"), markdown.NormalizeSlug(c.Args().First())); err != nil {
+			// SOURCE:SLUG as search prints it, like get.
+			source, typed, err := sourceAndSlug(c, c.Args().First())
+			if err != nil {
+				return err
+			}
+			slug := markdown.NormalizeSlug(typed)
+			return hideTypedSlug(withBrain(c, brain.RoleWriter, func(ctx context.Context, b *brain.Brain) error {
+				if err := b.DeletePage(ctx, source, slug); err != nil {
 					return err
 				}
-				fmt.Fprintf(c.App.ErrWriter, "pgbrain: deleted %s\n", c.Args().First())
+				// The slug deleted, which is what list and search show.
+				fmt.Fprintf(c.App.ErrWriter, "pgbrain: deleted %s\n", pageName(source, slug))
 				return nil
-			})
+			}), typed)
 		},
 	}
 }

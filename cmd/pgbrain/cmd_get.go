@@ -29,7 +29,7 @@ func getCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return withBrain(c, brain.RoleReader, func(ctx context.Context, b *brain.Brain) error {
+			return hideTypedSlug(withBrain(c, brain.RoleReader, func(ctx context.Context, b *brain.Brain) error {
 				p, err := b.GetPage(ctx, source, markdown.NormalizeSlug(slug))
 				if errors.Is(err, brain.ErrPageNotFound) {
 					// A file name typed as it is on disk ("C#", "Notes/My
@@ -78,7 +78,7 @@ func getCommand() *cli.Command {
 				}
 				_, err = io.WriteString(c.App.Writer, p.Body)
 				return err
-			})
+			}), slug)
 		},
 	}
 }
@@ -93,7 +93,7 @@ func sourceAndSlug(c *cli.Context, arg string) (string, string, error) {
 		return source, arg, nil
 	}
 	if c.IsSet("source") && source != prefix {
-		return "", "", usageError("get: %q names source %q but --source is %q; give one of them", arg, prefix, source)
+		return "", "", usageError("%s: %q names source %q but --source is %q; give one of them", c.Command.Name, arg, prefix, source)
 	}
 	return prefix, slug, nil
 }

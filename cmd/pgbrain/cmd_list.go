@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/pgbrain/pgbrain/internal/columns"
@@ -68,7 +69,7 @@ func listCommand() *cli.Command {
 					if typ := markdown.TypeOf(f.Type); typ == "" {
 						fmt.Fprintf(c.App.ErrWriter, "pgbrain: note: the type %q holds no letter or digit, so no page has it; the types in use: %s\n", f.Type, inUse)
 					} else {
-						fmt.Fprintf(c.App.ErrWriter, "pgbrain: note: no page has the type %q; the types in use: %s\n", typ, inUse)
+						fmt.Fprintf(c.App.ErrWriter, "pgbrain: note: no page has the type %s; the types in use: %s\n", hideDerived(strconv.Quote(typ), f.Type, typ), inUse)
 					}
 				}
 				return nil

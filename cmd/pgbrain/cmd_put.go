@@ -42,7 +42,7 @@ func putCommand() *cli.Command {
 					Source: c.String("source"), NoEmbed: c.Bool("no-embed"), Embedder: emb,
 				})
 				if err != nil {
-					return err
+					return hideTypedSlug(err, c.Args().First())
 				}
 				state := "unchanged"
 				switch {

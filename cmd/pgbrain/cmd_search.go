@@ -274,13 +274,18 @@ func printResponse(w io.Writer, r *search.Response, asJSON bool) error {
 	tw := columns.New(w, 2)
 	fmt.Fprintln(tw, "RANK\tSLUG\tSCORE\tSNIPPET")
 	for i, x := range r.Results {
-		slug := x.Slug
-		if x.SourceID != "default" {
-			slug = x.SourceID + ":" + slug
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%.4f\t%s\n", i+1, slug, x.Score, clip(x.Snippet, 90))
+		fmt.Fprintf(tw, "%d\t%s\t%.4f\t%s\n", i+1, pageName(x.SourceID, x.Slug), x.Score, clip(x.Snippet, 90))
 	}
 	return tw.Flush()
+}
+
+// pageName is a page as search prints it and get and delete read it: the
+// slug, with its source in front (SOURCE:SLUG) outside the default source.
+func pageName(source, slug string) string {
+	if source != "default" {
+		return source + ":" + slug
+	}
+	return slug
 }
 
 // clip shortens s to n characters on one line.

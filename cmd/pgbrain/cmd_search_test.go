@@ -445,3 +445,42 @@ func TestListTypeNote(t *testing.T) {
 		t.Errorf("list --type ???: exit %d, stdout %q, stderr %q; want the header and the note", code, out, errOut)
 	}
 }
+
+// stderr is scrubbed, but a slug or type derived from what was typed is
+// not recognisable as the secret it came from: such a form is not printed
+// either. delete reads SOURCE:SLUG as get does and names the slug deleted.
+func TestTypedSecretsAreNotRepeatedDerived(t *testing.T) {
+	t.Parallel()
+	b := tinyBrain(t)
+	for _, tc := range []struct {
+		args   []string
+		stdin  string
+		hidden []string
+	}{
+		{[]string{"get", "password=hunter2"}, "", []string{"hunter2"}},
+		{[]string{"get", "AKIAIOSFODNN7EXAMPLE"}, "", []string{"akiaiosfodnn7example", "AKIAIOSFODNN7EXAMPLE"}},
+		{[]string{"put", "password=hunter2"}, "# x\n", []string{"hunter2"}},
+		{[]string{"delete", "AKIAIOSFODNN7EXAMPLE"}, "", []string{"akiaiosfodnn7example"}},
+		{[]string{"list", "--type", "password=hunter2"}, "", []string{"hunter2"}},
+	} {
+		_, errOut, _ := pgbrain(t, b.url, tc.stdin, tc.args...)
+		for _, h := range tc.hidden {
+			if strings.Contains(errOut, h) {
+				t.Errorf("%q: stderr %q repeats %q", tc.args, errOut, h)
+			}
+		}
+		if !strings.Contains(errOut, "[REDACTED]") {
+			t.Errorf("%q: stderr %q, want the typed value redacted", tc.args, errOut)
+		}
+	}
+	b.must("sources", "add", "w2")
+	if _, errOut, code := pgbrain(t, b.url, "# Gone\n\ntext\n", "put", "--source", "w2", "Gone"); code != 0 {
+		t.Fatalf("put --source w2 Gone: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := pgbrain(t, b.url, "", "delete", "w2:Gone"); code != 0 || !strings.Contains(errOut, "deleted w2:gone") {
+		t.Errorf("delete w2:Gone: exit %d, stderr %q; want it deleted, named w2:gone", code, errOut)
+	}
+	if _, _, code := pgbrain(t, b.url, "", "get", "w2:gone"); code == 0 {
+		t.Error("get w2:gone after delete: found")
+	}
+}
