@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -59,9 +60,12 @@ func Open(ctx context.Context, url string) (*Brain, error) {
 // OpenAs is Open with every connection switched to a.Role (SET ROLE) and
 // given a.StatementTimeout, so a command holds only the privileges it needs.
 func OpenAs(ctx context.Context, url string, a Access) (*Brain, error) {
+	if scheme, _, ok := strings.Cut(url, "://"); ok && scheme != "postgres" && scheme != "postgresql" && !strings.ContainsAny(scheme, " =") {
+		return nil, fmt.Errorf("the database URL has the scheme %q, but pgbrain needs PostgreSQL: %s", scheme, urlForms)
+	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("parsing database URL: %w", err)
+		return nil, fmt.Errorf("parsing database URL: %w; %s", err, urlForms)
 	}
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
 		if err := setAccess(ctx, c, a); err != nil {
@@ -85,6 +89,9 @@ func OpenAs(ctx context.Context, url string, a Access) (*Brain, error) {
 	}
 	return b, nil
 }
+
+// urlForms says how a database URL is written.
+const urlForms = "a database URL is written postgres://USER:PASSWORD@HOST:5432/DBNAME, or as key=value pairs (host=HOST dbname=DBNAME)"
 
 func setAccess(ctx context.Context, c *pgx.Conn, a Access) error {
 	if a.Role != "" {

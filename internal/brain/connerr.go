@@ -2,8 +2,13 @@ package brain
 
 import (
 	"errors"
+	"fmt"
+	"net"
+	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // connectError is a failed connection as pgx reports it, with the lines
@@ -15,18 +20,27 @@ func (e connectError) Unwrap() error { return e.err }
 
 func (e connectError) Error() string {
 	lines := strings.Split(e.err.Error(), "\n")
-	seen := map[string]bool{}
 	kept := lines[:0]
 	for _, l := range lines {
-		if seen[l] {
+		// (a line the one before already says: "hostname resolving
+		// error: lookup h: no such host", then "lookup h: no such host")
+		if slices.ContainsFunc(kept, func(k string) bool { return strings.Contains(k, strings.TrimSpace(l)) }) {
 			continue
 		}
-		seen[l] = true
 		kept = append(kept, l)
 	}
 	msg := strings.Join(kept, "\n")
-	if errors.Is(e.err, syscall.ECONNREFUSED) || errors.Is(e.err, syscall.ENOENT) {
+	var dns *net.DNSError
+	var pg *pgconn.PgError
+	switch {
+	case errors.Is(e.err, syscall.ECONNREFUSED) || errors.Is(e.err, syscall.ENOENT):
 		msg += "\nno PostgreSQL is listening there: start it, or point --database-url (DATABASE_URL, PGBRAIN_DATABASE_URL) at a running one; without either pgbrain starts its own embedded cluster"
+	case errors.As(e.err, &dns) && dns.IsNotFound:
+		msg += fmt.Sprintf("\nthe host %q is not known: check the host in --database-url (DATABASE_URL, PGBRAIN_DATABASE_URL)", dns.Name)
+	case errors.As(e.err, &pg) && pg.Code == "3D000":
+		msg += "\nthe server runs but has no such database: create it (createdb DBNAME, or CREATE DATABASE), then run 'pgbrain init'; or point --database-url at an existing one"
+	case errors.As(e.err, &pg) && (pg.Code == "28P01" || pg.Code == "28000"):
+		msg += "\nthe server refused the user name or the password; check both in --database-url (or in PGPASSWORD and ~/.pgpass)"
 	}
 	return msg
 }

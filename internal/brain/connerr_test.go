@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/pgbrain/pgbrain/testdb"
 )
 
 // A server that is not there is reported once, with what to do, and the
@@ -42,6 +45,43 @@ func TestOpenWhereNothingListensSaysSoOnce(t *testing.T) {
 		}
 		if !errors.Is(err, syscall.ECONNREFUSED) && !errors.Is(err, syscall.ENOENT) {
 			t.Errorf("Open(%s): %v no longer wraps the dial error", url, err)
+		}
+	}
+}
+
+// Each way a database URL can be wrong is named with its fix: a scheme
+// that is not PostgreSQL's (without repeating the URL, which may hold a
+// password), text that is no URL, a database or a user the server does
+// not have, a host nobody knows.
+func TestOpenNamesWhatIsWrongWithTheURL(t *testing.T) {
+	t.Parallel()
+	good, err := url.Parse(testdb.New(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	withPath := func(db string) string { u := *good; u.Path = "/" + db; return u.String() }
+	withUser := func(user string) string {
+		u := *good
+		u.User = url.User(user)
+		if q := u.Query(); q.Has("user") {
+			q.Set("user", user)
+			u.RawQuery = q.Encode()
+		}
+		return u.String()
+	}
+	for _, tc := range []struct{ url, want, not string }{
+		{"mysql://x:s3cr3tpw@y/z", `the scheme "mysql", but pgbrain needs PostgreSQL`, "s3cr3tpw"},
+		{"not a url", "a database URL is written postgres://", ""},
+		{withPath("no_such_database_here"), "has no such database: create it", ""},
+		{withUser("no_such_role_here"), "refused the user name or the password", ""},
+		{"postgres://u@no-such-host.invalid/x?connect_timeout=5", `the host "no-such-host.invalid" is not known`, ""},
+	} {
+		_, err := Open(context.Background(), tc.url)
+		if err == nil {
+			t.Fatalf("Open(%s) succeeded", tc.url)
+		}
+		if msg := err.Error(); !strings.Contains(msg, tc.want) || tc.not != "" && strings.Contains(msg, tc.not) {
+			t.Errorf("Open(%s): %q, want it to say %q", tc.url, msg, tc.want)
 		}
 	}
 }
