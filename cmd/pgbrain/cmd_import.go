@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -49,6 +50,12 @@ func importCommand() *cli.Command {
 						KeepPriority: c.Bool("no-nice"),
 					})
 				})
+				var embErr *ingest.EmbedError
+				if errors.As(err, &embErr) {
+					// What was written before the failure, then the way on.
+					printWarnings(c.App.ErrWriter, sum)
+					return fmt.Errorf("%w\nthe embedder did not answer: %s of %d were stored before it (the rest keep what they held); check its settings (PGBRAIN_OPENAI_BASE_URL, OPENAI_API_KEY, PGBRAIN_EMBED_MODEL), or import with --no-embed and fill the vectors later with 'pgbrain embed --stale'", err, count(sum.Added+sum.Updated, "page", "pages"), sum.Files)
+				}
 				if err != nil {
 					return err
 				}

@@ -93,7 +93,7 @@ func embedBatch(ctx context.Context, opts Options, batch []parsed) ([][][]float3
 	}
 	vecs, err := opts.Embedder.Embed(ctx, texts)
 	if err != nil {
-		return nil, fmt.Errorf("embedding %d chunks: %w", len(texts), err)
+		return nil, &EmbedError{Chunks: len(texts), Err: err}
 	}
 	out := make([][][]float32, len(batch))
 	k := 0

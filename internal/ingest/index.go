@@ -124,6 +124,24 @@ func (s *suspension) resume(ctx context.Context, b *brain.Brain) (bool, error) {
 
 // ErrIndexBusy is returned by RestoreIndex when a running command holds the
 // vector index suspended; that command rebuilds it when it ends.
+// EmbedError is a batch whose vectors the remote embedder did not give:
+// the batch is not written (its pages keep what they held), and a caller
+// can offer to import without vectors instead.
+type EmbedError struct {
+	Chunks int
+	Err    error
+}
+
+func (e *EmbedError) Error() string {
+	n := "chunks"
+	if e.Chunks == 1 {
+		n = "chunk"
+	}
+	return fmt.Sprintf("embedding %d %s: %v", e.Chunks, n, e.Err)
+}
+
+func (e *EmbedError) Unwrap() error { return e.Err }
+
 var ErrIndexBusy = errors.New("a running import holds the vector index suspended; it rebuilds the index when it ends")
 
 // RestoreIndex rebuilds the vector index when it is not ready and no running

@@ -2,6 +2,7 @@ package ingest_test
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -320,6 +321,11 @@ func TestRemoteEmbedderVectorsAreStored(t *testing.T) {
 	}
 	if _, err := b.GetPage(ctx, "default", "q"); err == nil {
 		t.Fatal("a page whose embedding failed was stored")
+	}
+	// The failure is an EmbedError, so the CLI can offer --no-embed.
+	var ee *ingest.EmbedError
+	if !errors.As(err, &ee) || ee.Chunks != 1 || !strings.Contains(err.Error(), "embedding 1 chunk:") {
+		t.Errorf("err = %v (%T), want an EmbedError for 1 chunk", err, err)
 	}
 }
 
