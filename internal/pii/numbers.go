@@ -163,10 +163,20 @@ func (n *numScan) digits(i int) string {
 // must be 2-6 (Mastercard, Amex, Diners, JCB, Visa, Discover, UnionPay,
 // Maestro): it keeps ISBNs, millisecond timestamps and other long numbers out.
 // The separator is a space or dash; in query mode also a dot (and what gap
-// folds), while solid numbers are left to the page scan.
+// folds), and a solid number counts even glued to letters.
 func (n *numScan) card(i int) {
 	g, t := n.g[i], n.f.text
-	if t[g.s] < '2' || t[g.s] > '6' || n.leftBlocked(g.s) || n.at(g.s-1) == '+' {
+	if t[g.s] < '2' || t[g.s] > '6' || n.at(g.s-1) == '+' {
+		return
+	}
+	// A query's solid card number glued to words ("visa4111111111111111",
+	// "card:4242424242424242exp1227") is still one: a query has no
+	// product codes worth keeping at that length.
+	if l := n.size(i); n.query && l >= 13 && l <= 19 && luhn(t[g.s:g.e]) {
+		n.f.add(g.s, g.e, KindCard)
+		return
+	}
+	if n.leftBlocked(g.s) {
 		return
 	}
 	if l := n.size(i); !n.query && l >= 13 && l <= 19 {

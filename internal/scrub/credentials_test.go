@@ -84,6 +84,9 @@ var credentialCases = []struct {
 	{"drivers license", "driver's license D1234567", "driver's license R"},
 	{"national insurance", "national insurance AB 12 34 56 C", "national insurance R"},
 	{"bank account", "bank account 12345678", "bank account R"},
+	// A solid card number glued to words.
+	{"card glued", "card:4242424242424242exp1227", "card:[REDACTED]exp1227"},
+	{"card after brand", "visa4111111111111111 declined", "visa[REDACTED] declined"},
 	// Emails anywhere, not only whole.
 	{"email inside", "what did carol@example.org say about Q3", "what did R say about Q3"},
 	// Several at once.
