@@ -87,6 +87,12 @@ var credentialCases = []struct {
 	// A solid card number glued to words.
 	{"card glued", "card:4242424242424242exp1227", "card:[REDACTED]exp1227"},
 	{"card after brand", "visa4111111111111111 declined", "visa[REDACTED] declined"},
+	// Disguised: a zero-width space inside, full-width forms.
+	{"zero width in a name", "pass\u200bword=hunter2 login", "pass\u200bword=R login"},
+	{"zero width in a card", "4111\u200b1111\u200b1111\u200b1111", "R"},
+	{"zero width in a token", "ghp_16C7e42F292c6912\u200bE7710c838347Ae178B4a", "R"},
+	{"full width token", "ｇｈｐ＿16C7e42F292c6912E7710c838347Ae178B4a rotate", "R rotate"},
+	{"full width assignment", "ｐａｓｓｗｏｒｄ＝ｈｕｎｔｅｒ２ now", "ｐａｓｓｗｏｒｄ＝R now"},
 	// Emails anywhere, not only whole.
 	{"email inside", "what did carol@example.org say about Q3", "what did R say about Q3"},
 	// Several at once.

@@ -44,7 +44,8 @@ func Kinds() []string { return pii.RedactionKinds() }
 const maxPasses = 8
 
 // Scrub returns s with every detection of pii.FindForRedaction (see the
-// package comment) replaced by Redacted.
+// package comment) replaced by Redacted, in s as written and in s as read
+// without zero-width characters and full-width forms (find).
 //
 // A redaction can change what its neighbours look like: a number glued to an
 // address is part of a longer code until the address becomes a marker. Scrub
@@ -53,7 +54,7 @@ const maxPasses = 8
 // number of passes is bounded, so the time stays linear.
 func Scrub(s string) string {
 	for range maxPasses {
-		ms := pii.FindForRedaction(s)
+		ms := find(s)
 		if len(ms) == 0 {
 			return s
 		}
