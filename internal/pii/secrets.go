@@ -262,8 +262,8 @@ func (f *finder) assignments(query bool) {
 // secret, whether a match's value v, at in the lower-cased text, is one.
 var queryCredentialRules = []struct {
 	re      *regexp.Regexp
-	asTyped bool // matched on the text as typed, not lower-cased
-	hint    string
+	asTyped bool   // matched on the text as typed, not lower-cased
+	hint    string // a text the rule needs; several are split by '|'
 	secret  func(lower string, at int, v string) bool
 }{
 	{regexp.MustCompile(`\b(?:[a-z0-9]+[_\-.])?pass["']?[ \t]*=[ \t]*(?:"([^"\r\n]+)"|'([^'\r\n]+)'|([^\s"',;]+))`), false, "pass",
@@ -283,11 +283,27 @@ var queryCredentialRules = []struct {
 	// curl's and wget's user:password (-u, --user), the password after the colon.
 	{regexp.MustCompile(`(?:^|[\s'"])(?:-u|--user)(?:[ \t]+|=)['"]?[^\s:'"]*:([^\s'"]+)`), true, "-u",
 		anyValue},
+	// Other header schemes carrying a token (Django REST's "Token", "ApiKey").
+	{regexp.MustCompile(`\bauthorization["']?[ \t]*:[ \t]*(?:token|apikey|api-key|key)[ \t]+([^\s"',;]+)`), false, "authorization",
+		anyValue},
+	// Password names of other languages, assigned with ':' or '=' (full
+	// width too): пароль, 密码, パスワード, Passwort, contraseña, senha, ...
+	{regexp.MustCompile(`(?i)(?:пароль|密码|密碼|パスワード|비밀번호|passwort|kennwort|contraseña|contrasena|mot de passe|senha|wachtwoord|hasło|haslo|şifre|sifre|parola)[ \t]*[:=：＝][ \t]*(?:"([^"\r\n]+)"|'([^'\r\n]+)'|([^\s"',;，。、]+))`), true, "ароль|密码|密碼|パスワード|비밀번호|passwort|kennwort|contrase|mot de passe|senha|wachtwoord|hasło|haslo|şifre|sifre|parola",
+		anyValue},
+	// Slack incoming webhooks: the URL is the credential.
+	{regexp.MustCompile(`\bhooks\.slack\.com/services/([a-z0-9]+/[a-z0-9]+/[a-z0-9]+)`), false, "hooks.slack.com",
+		anyValue},
+	// Vendor secrets the page scan leaves out: Slack app tokens, Stripe
+	// webhook secrets, Google service accounts' private_key_id.
+	{regexp.MustCompile(`\b((?:xapp|xoxe)-[0-9a-z-]{20,}|whsec_[a-z0-9]{20,})`), false, "xapp-|xoxe-|whsec_",
+		anyValue},
+	{regexp.MustCompile(`\bprivate_key_id["']?[ \t]*[:=][ \t]*["']?([0-9a-f]{40})`), false, "private_key_id",
+		anyValue},
 	// An AWS secret key beside its key id ("AKIA...:wJalr...", "key AKIA...
 	// secret wJalr..."): 40 characters of base64 in a query holding a key
 	// id, with both cases or a '/' or '+' (a git commit's 40 hex digits has
 	// neither).
-	{regexp.MustCompile(`(?:^|[^A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`), true, "",
+	{regexp.MustCompile(`(?:^|[^A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`), true, "akia|asia",
 		awsSecretBesideKeyID},
 }
 
@@ -311,7 +327,7 @@ func anyValue(_ string, _ int, v string) bool { return !notAValue(v) }
 func (f *finder) queryCredentials() {
 	lower := f.lower
 	for _, r := range queryCredentialRules {
-		if !strings.Contains(lower, r.hint) {
+		if !slices.ContainsFunc(strings.Split(r.hint, "|"), func(h string) bool { return strings.Contains(lower, h) }) {
 			continue
 		}
 		t := lower

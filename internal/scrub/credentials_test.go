@@ -87,6 +87,15 @@ var credentialCases = []struct {
 	// A solid card number glued to words.
 	{"card glued", "card:4242424242424242exp1227", "card:[REDACTED]exp1227"},
 	{"card after brand", "visa4111111111111111 declined", "visa[REDACTED] declined"},
+	// Other schemes, languages and vendors.
+	{"authorization token", "Authorization: Token 9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b", "Authorization: Token R"},
+	{"russian password", "пароль: qwerty123 не подходит", "пароль: R не подходит"},
+	{"chinese password", "密码：abc12345 错误", "密码：R 错误"},
+	{"german password", "Passwort: geheim123", "Passwort: R"},
+	{"slack webhook", "post to https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX now", "post to https://hooks.slack.com/services/R now"},
+	{"slack app token", "xapp-1-A0123456789-1234567890123-abcdef0123456789", "R"},
+	{"stripe webhook secret", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "R"},
+	{"private key id", `"private_key_id": "4c2a1b3d5e6f708192a3b4c5d6e7f8091a2b3c4d"`, `"private_key_id": "R"`},
 	// Disguised: a zero-width space inside, full-width forms.
 	{"zero width in a name", "pass\u200bword=hunter2 login", "pass\u200bword=R login"},
 	{"zero width in a card", "4111\u200b1111\u200b1111\u200b1111", "R"},
@@ -109,6 +118,9 @@ var keptCases = []string{
 	"go1.22.4 linux/amd64",
 	"commit 3f786850e387550fdab836ed7e6dc881de23001b fixed it",
 	"psql --password -h db",
+	"Authorization: Token required",
+	"пароль и логин",
+	"the Slack webhooks docs at hooks.slack.com/services",
 	"mysql -u root -h db",
 	"curl -u admin https://x",
 	"sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 of the empty file",
