@@ -102,6 +102,8 @@ var credentialCases = []struct {
 	{"zero width in a token", "ghp_16C7e42F292c6912\u200bE7710c838347Ae178B4a", "R"},
 	{"full width token", "ｇｈｐ＿16C7e42F292c6912E7710c838347Ae178B4a rotate", "R rotate"},
 	{"full width assignment", "ｐａｓｓｗｏｒｄ＝ｈｕｎｔｅｒ２ now", "ｐａｓｓｗｏｒｄ＝R now"},
+	{"url encoded assignment", "q=password%3Dhunter2&x=1", "q=password%3D[REDACTED]"},
+	{"url encoded card", "card%204111%201111%201111%201111", "card%20[REDACTED]"},
 	// Emails anywhere, not only whole.
 	{"email inside", "what did carol@example.org say about Q3", "what did R say about Q3"},
 	// Several at once.
