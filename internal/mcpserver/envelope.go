@@ -1,5 +1,7 @@
 package mcpserver
 
+import "github.com/pgbrain/pgbrain/internal/scrub"
+
 // Statuses an answer can carry; they mirror events.Status and the audit log.
 const (
 	StatusSuccess  = "success"
@@ -41,10 +43,13 @@ type Withheld struct {
 	Categories []string `json:"categories" jsonschema:"the blocked PII categories those results carry"`
 }
 
+// failure is a tool's error answer. Its message may quote what the agent
+// sent (an argument's name or value): scrubbed, since clients keep
+// transcripts of answers.
 func failure(kind, msg string) Envelope {
 	st := StatusError
 	if kind == KindPIIBlocked {
 		st = StatusRefused
 	}
-	return Envelope{Status: st, Error: &ToolError{Kind: kind, Message: msg}}
+	return Envelope{Status: st, Error: &ToolError{Kind: kind, Message: scrub.Message(msg)}}
 }

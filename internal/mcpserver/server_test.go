@@ -417,6 +417,17 @@ func TestToolCalls(t *testing.T) {
 	if a := h.callTool(t, "get_page", map[string]any{"slug": "finance/card"}); a.Page != nil || strings.Contains(a.Error.Message, "4111") {
 		t.Errorf("refused get_page leaked content: %+v", a)
 	}
+	// An error quoting what the agent sent quotes it scrubbed.
+	const token = "ghp_R7kQ2mZx9LwP4vB8nT3yH6jD1sF5aG0cE2uK"
+	for _, args := range []map[string]any{
+		{"query": "widget", "why " + token: 1},
+		{"query": "widget", "detail": "AKIAIOSFODNN7EXAMPLE " + token},
+	} {
+		a := h.callTool(t, "search", args)
+		if a.Error == nil || a.Error.Kind != "invalid_argument" || strings.Contains(a.Error.Message, token) || strings.Contains(a.Error.Message, "AKIAIOSFODNN7EXAMPLE") {
+			t.Errorf("search %v: error %+v, want invalid_argument without the secrets", args, a.Error)
+		}
+	}
 }
 
 func TestPolicyOffReturnsEverything(t *testing.T) {
