@@ -138,6 +138,14 @@ func TestInitRefusesAnotherDimension(t *testing.T) {
 	if code == 0 || !strings.Contains(errOut, "--dim 512 was not applied") {
 		t.Errorf("init --dim 512 on an existing brain: exit %d, stderr %q; want a failure naming --dim 512", code, errOut)
 	}
+	// A dimension no index can hold is a usage error, on a new brain or
+	// an existing one, before anything is looked at.
+	for _, dim := range []string{"0", "-1", "2001"} {
+		_, errOut, code := pgbrain(t, url, "", "init", "--dim", dim)
+		if code != 2 || !strings.Contains(errOut, "--dim "+dim+" is out of range: choose 1..2000") {
+			t.Errorf("init --dim %s: exit %d, stderr %q; want usage status 2 naming the range", dim, code, errOut)
+		}
+	}
 }
 
 // TestMigrateSaysWhenNothingIsPending: migrate on a brain at the newest
