@@ -234,6 +234,16 @@ func TestTail(t *testing.T) {
 	if code := <-done; code != 0 || !strings.Contains(out.String(), "server_stop") {
 		t.Errorf("follow: exit %d, output %q", code, out.String())
 	}
+
+	// Following a file that is not there yet says it waits, once.
+	missing := filepath.Join(t.TempDir(), "later.jsonl")
+	wctx, wcancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer wcancel()
+	var werr bytes.Buffer
+	if code := run(wctx, []string{"pgbrain", "tail", "--events-path", missing}, strings.NewReader(""), &bytes.Buffer{}, &werr); code != 0 ||
+		strings.Count(werr.String(), "no events file at "+missing+" yet; waiting for it") != 1 {
+		t.Errorf("follow of a missing file: exit %d, stderr %q; want one note that it waits", code, werr.String())
+	}
 }
 
 // syncBuf is a bytes.Buffer safe to read while another goroutine writes.

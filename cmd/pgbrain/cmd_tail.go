@@ -59,7 +59,12 @@ func runTail(c *cli.Context) error {
 		color = tail.ColorEnabled(f, os.Getenv)
 	}
 	asJSON := c.Bool("json")
-	t := tail.New(tail.Options{Path: path, Since: since, Follow: c.Bool("follow") && !c.Bool("no-follow")})
+	follow := c.Bool("follow") && !c.Bool("no-follow")
+	if follow && !exists(path) && !exists(events.RotatedPath(path)) {
+		// Following waits for the file; say so rather than sit silent.
+		fmt.Fprintf(c.App.ErrWriter, "pgbrain: note: no events file at %s yet; waiting for it (pgbrain serve writes it when events are on, see docs/events.md; --events-path names another; Ctrl-C stops)\n", path)
+	}
+	t := tail.New(tail.Options{Path: path, Since: since, Follow: follow})
 	err := t.Run(c.Context, func(line []byte, ev events.Event) error {
 		var err error
 		if asJSON {
@@ -73,4 +78,10 @@ func runTail(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "pgbrain: tail: skipped %d malformed line(s) in %s\n", n, path)
 	}
 	return err
+}
+
+// exists reports whether something is at path.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
