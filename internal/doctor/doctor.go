@@ -105,6 +105,9 @@ func Run(ctx context.Context, b *brain.Brain, cfg evalconfig.Settings, cfgErr er
 	if err := indexAndRuns(ctx, b, r); err != nil {
 		return nil, err
 	}
+	for _, k := range cfg.Unknown {
+		r.warn("%s holds the key %s, which pgbrain does not read, so that setting is at its default: the keys are eval.capture, eval.scrub_pii, nightly.enabled and nightly.max_usd", cfg.Path, k)
+	}
 	if cfgErr != nil {
 		r.warn("eval capture config: %v", cfgErr)
 	}

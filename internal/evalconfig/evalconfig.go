@@ -19,6 +19,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/pgbrain/pgbrain/internal/atomicfile"
 )
@@ -48,6 +49,36 @@ type Settings struct {
 	Path          string `json:"config_path"`
 	// Nightly is the nightly quality probe's switch and budget.
 	Nightly Nightly `json:"nightly"`
+	// Unknown lists the keys of the eval and nightly sections this
+	// package does not read ("eval.captrue"): a misspelling would
+	// otherwise leave a setting silently at its default.
+	Unknown []string `json:"unknown_keys,omitempty"`
+}
+
+// knownKeys are the keys of each section Parse reads.
+var knownKeys = map[string][]string{"eval": {"capture", "scrub_pii"}, "nightly": {"enabled", "max_usd"}}
+
+// unknownKeys lists, sorted, the keys of the eval and nightly sections of
+// a config.json document that are not in knownKeys, as section.key.
+func unknownKeys(data []byte) []string {
+	var doc map[string]json.RawMessage
+	if json.Unmarshal(data, &doc) != nil {
+		return nil
+	}
+	var out []string
+	for section, keys := range knownKeys {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(doc[section], &m) != nil {
+			continue
+		}
+		for k := range m {
+			if !slices.Contains(keys, k) {
+				out = append(out, section+"."+k)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Nightly is the "nightly" section: the nightly quality probe runs only
@@ -129,6 +160,7 @@ func Load(home string, getenv func(string) string) (Settings, error) {
 	}
 	s := Resolve(f, getenv(ContributorModeEnv))
 	s.Path = path
+	s.Unknown = unknownKeys(data)
 	return s, nil
 }
 

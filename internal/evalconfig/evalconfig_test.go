@@ -119,3 +119,23 @@ func TestNightlySettings(t *testing.T) {
 		t.Fatalf("broken file: %v", err)
 	}
 }
+
+// A misspelled key of a section pgbrain reads is listed (doctor warns);
+// other sections' keys and known keys are not.
+func TestUnknownKeysAreListed(t *testing.T) {
+	home := t.TempDir()
+	doc := `{"database_url":"x","eval":{"captrue":true,"scrub_pii":true},"nightly":{"enabled":true,"max_usd":3,"maxusd":9},"other":{"k":1}}`
+	if err := os.WriteFile(filepath.Join(home, FileName), []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(home, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(s.Unknown, ","); got != "eval.captrue,nightly.maxusd" {
+		t.Errorf("Unknown = %q, want eval.captrue,nightly.maxusd", got)
+	}
+	if s.Capture {
+		t.Error("capture on from a misspelled key")
+	}
+}
