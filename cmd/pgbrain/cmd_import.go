@@ -97,6 +97,9 @@ const maxImportWriters = 16
 // printWarnings names, on stderr, what an import did not do as asked: each
 // skipped entry, each file stored under a suffixed slug, a prune not done.
 func printWarnings(w io.Writer, s ingest.Summary) {
+	for _, n := range s.Notes {
+		fmt.Fprintf(w, "pgbrain: note: %s: %s\n", n.Path, n.Reason)
+	}
 	for _, k := range s.Skipped {
 		fmt.Fprintf(w, "pgbrain: skipped %s: %s\n", k.Path, k.Reason)
 	}

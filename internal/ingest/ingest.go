@@ -91,6 +91,9 @@ type Summary struct {
 	Pruned    int       `json:"pruned"`
 	Chunks    int       `json:"chunks_written"`
 	Failures  []Failure `json:"failures"`
+	// Notes names files stored otherwise than written (a frontmatter type
+	// with no letter, or cut to its limit), in file order.
+	Notes []Failure `json:"notes,omitempty"`
 	// Skipped names entries of the directory that were not walked or read
 	// (see walkDir); Collisions names files stored under a suffixed slug.
 	Skipped    []Skipped   `json:"skipped"`
@@ -378,6 +381,7 @@ func (s *Summary) merge(o *Summary) {
 	s.Failed += o.Failed
 	s.Chunks += o.Chunks
 	s.Failures = append(s.Failures, o.Failures...)
+	s.Notes = append(s.Notes, o.Notes...)
 }
 
 func (s *Summary) fail(path, reason string) {

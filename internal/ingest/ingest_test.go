@@ -463,3 +463,28 @@ func vectorIndexDef(t *testing.T, ctx context.Context, b *brain.Brain) string {
 	}
 	return def
 }
+
+// A frontmatter type that loses every character to normalisation, or is
+// cut to its limit, is named; one normalised as documented is not.
+func TestAdjustedTypesAreNoted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := dbtest.Open(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a.md": "---\ntype: \"!!!\"\n---\nbody\n",
+		"b.md": "---\ntype: " + strings.Repeat("x", 100) + "\n---\nbody\n",
+		"c.md": "---\ntype: Meeting Notes\n---\nbody\n",
+	})
+	sum, err := ingest.ImportDir(ctx, b, dir, ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Notes) != 2 || sum.Notes[0].Path != "a.md" || !strings.Contains(sum.Notes[0].Reason, "stored as type page") ||
+		sum.Notes[1].Path != "b.md" || !strings.Contains(sum.Notes[1].Reason, "longer than 64 characters") {
+		t.Fatalf("notes = %+v, want a.md (no letter) and b.md (cut)", sum.Notes)
+	}
+	if p, err := b.GetPage(ctx, "default", "c"); err != nil || p.Type != "meeting-notes" {
+		t.Errorf("c: %+v %v, want type meeting-notes", p, err)
+	}
+}

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/pgbrain/pgbrain/internal/classify"
 	"github.com/pgbrain/pgbrain/internal/markdown"
@@ -22,6 +23,8 @@ type parsed struct {
 	// it is new and for its chunks.
 	pageID   int64
 	chunkIDs []int64
+	// note says what of the file was stored otherwise than written.
+	note string
 }
 
 func parseFile(f slugged, known map[string]string, opts Options) fileResult {
@@ -68,8 +71,19 @@ func parseData(r fileResult, data []byte, known map[string]string, opts Options)
 // prepare finishes a parsed page for writing: normalised type, chunks and
 // PII categories.
 func prepare(path string, page *markdown.Page, opts Options) parsed {
+	typed := page.Type
 	page.Type = markdown.NormalizeType(page.Type)
 	p := parsed{path: path, page: page, chunks: markdown.ChunkPage(page, opts.Chunking)}
+	// A frontmatter type is normalised as documented ("Meeting Notes" is
+	// meeting-notes); one that loses everything or is cut is named.
+	if _, written := page.Frontmatter["type"]; written {
+		switch t := markdown.TypeOf(typed); {
+		case t == "":
+			p.note = fmt.Sprintf("frontmatter type %q holds no letter, digit or symbol: stored as type page", typed)
+		case utf8.RuneCountInString(t) == markdown.MaxTypeLen && utf8.RuneCountInString(typed) > markdown.MaxTypeLen:
+			p.note = fmt.Sprintf("frontmatter type is longer than %d characters: stored cut, as %q", markdown.MaxTypeLen, t)
+		}
+	}
 	if !opts.NoClassify {
 		p.pii = pii.Classify(classify.PageText(page.Title, page.Body))
 	}

@@ -98,6 +98,9 @@ func runPipeline(ctx context.Context, b *brain.Brain, n int, parse func(i int) f
 			case f.unchanged:
 				part.Unchanged++
 			default:
+				if f.p.note != "" {
+					part.Notes = append(part.Notes, Failure{Path: f.rel, Reason: f.p.note})
+				}
 				batch = append(batch, f.p)
 			}
 		}
