@@ -12,7 +12,8 @@
 -- version, no trigger, no re-embedding; a put may set their origin, below);
 -- a changed page's chunks are replaced as a whole; new and changed pages are
 -- reported separately, and so are unchanged pages a put made 'put'
--- (marked_put); a new or
+-- (marked_put) and, by slug, 'put' pages a file import overwrote
+-- (overwrote_put); a new or
 -- changed page takes the given origin ('file' for an import of a directory,
 -- 'put' for a single page written by name: only 'file' pages are pruned);
 -- a page written by name is 'put' afterwards even when its content was
@@ -62,10 +63,11 @@ $fn$;
 DROP FUNCTION IF EXISTS brain.import_apply(text);
 DROP FUNCTION IF EXISTS brain.import_apply(text, text);
 CREATE OR REPLACE FUNCTION brain.import_apply(p_source text, p_origin text DEFAULT 'file')
-RETURNS TABLE (added bigint, updated bigint, unchanged bigint, marked_put bigint)
+RETURNS TABLE (added bigint, updated bigint, unchanged bigint, marked_put bigint, overwrote_put text[])
 LANGUAGE plpgsql SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
 	n_marked bigint := 0;
+	put_over text[] := '{}';
 BEGIN
 	-- The source's row first, before any page or chunk of it: removing a
 	-- source locks that row first too (brain.RemoveSource), so the two
@@ -76,6 +78,14 @@ BEGIN
 	IF NOT FOUND THEN
 		RAISE EXCEPTION 'source "%" does not exist (removed while this import ran?): create it with ''pgbrain sources add %'' and import again',
 			p_source, p_source USING ERRCODE = 'no_data_found';
+	END IF;
+
+	-- Pages written by name (put, psql) whose content a file import is about
+	-- to replace: named, so the edit is not lost without a word.
+	IF p_origin = 'file' THEN
+		SELECT coalesce(array_agg(p.slug ORDER BY p.slug), '{}') INTO put_over
+		FROM pg_temp.import_pages s JOIN brain.pages p ON p.source_id = p_source AND p.slug = s.slug
+		WHERE p.origin = 'put' AND p.content_hash <> s.content_hash;
 	END IF;
 
 	-- Chunks of changed pages go first, so the title trigger below has nothing
@@ -118,7 +128,7 @@ BEGIN
 	SELECT count(*) FILTER (WHERE a.inserted),
 	       count(*) FILTER (WHERE NOT a.inserted),
 	       (SELECT count(*) FROM pg_temp.import_pages) - count(*),
-	       n_marked
+	       n_marked, put_over
 	FROM pg_temp.import_applied a;
 END
 $fn$;

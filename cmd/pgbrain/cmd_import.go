@@ -100,6 +100,9 @@ func printWarnings(w io.Writer, s ingest.Summary) {
 	for _, n := range s.Notes {
 		fmt.Fprintf(w, "pgbrain: note: %s: %s\n", n.Path, n.Reason)
 	}
+	for _, slug := range s.OverwrotePut {
+		fmt.Fprintf(w, "pgbrain: note: %s was written by name (put) and is now its file's content; it is a file page again, which --prune deletes with its file\n", slug)
+	}
 	for _, k := range s.Skipped {
 		fmt.Fprintf(w, "pgbrain: skipped %s: %s\n", k.Path, k.Reason)
 	}

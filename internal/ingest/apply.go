@@ -130,6 +130,7 @@ func applyBatch(ctx context.Context, b *brain.Brain, opts Options, batch []parse
 		slugs[i], cats[i] = pg.Slug, p.pii
 	}
 	var added, updated, unchanged, markedPut int
+	var overwrote []string
 	err := pgx.BeginFunc(ctx, b.Pool, func(tx pgx.Tx) error {
 		if opts.NoEmbed {
 			if _, err := tx.Exec(ctx, `SET LOCAL brain.embed = 'off'`); err != nil {
@@ -149,8 +150,8 @@ func applyBatch(ctx context.Context, b *brain.Brain, opts Options, batch []parse
 			pgx.CopyFromRows(chunkRows)); err != nil {
 			return fmt.Errorf("copying chunks: %w", err)
 		}
-		if err := tx.QueryRow(ctx, `SELECT added, updated, unchanged, marked_put FROM brain.import_apply($1, $2)`, opts.Source, opts.origin).
-			Scan(&added, &updated, &unchanged, &markedPut); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT added, updated, unchanged, marked_put, overwrote_put FROM brain.import_apply($1, $2)`, opts.Source, opts.origin).
+			Scan(&added, &updated, &unchanged, &markedPut, &overwrote); err != nil {
 			return fmt.Errorf("applying import batch: %w", err)
 		}
 		if opts.NoClassify {
@@ -165,6 +166,7 @@ func applyBatch(ctx context.Context, b *brain.Brain, opts Options, batch []parse
 	sum.Updated += updated
 	sum.Unchanged += unchanged
 	sum.MarkedPut += markedPut
+	sum.OverwrotePut = append(sum.OverwrotePut, overwrote...)
 	sum.Chunks += len(chunkRows)
 	return nil
 }

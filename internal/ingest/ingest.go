@@ -107,8 +107,11 @@ type Summary struct {
 	PrunedSlugs []string `json:"pruned_slugs,omitempty"`
 	// MarkedPut counts unchanged imported pages that PutPage made pages
 	// written by name, which import --prune keeps.
-	MarkedPut int           `json:"marked_put,omitempty"`
-	Elapsed   time.Duration `json:"-"`
+	MarkedPut int `json:"marked_put,omitempty"`
+	// OverwrotePut are the pages written by name (put, psql) whose content
+	// this import replaced with their file's: they are file pages now.
+	OverwrotePut []string      `json:"overwrote_put,omitempty"`
+	Elapsed      time.Duration `json:"-"`
 	// IndexRebuild is how long rebuilding the vector index after a bulk
 	// load took, included in Elapsed; 0 when the import kept the index.
 	IndexRebuild time.Duration `json:"-"`
@@ -218,6 +221,8 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 	seen, err := runPipeline(ctx, b, len(files), func(i int) fileResult {
 		return parseFile(files[i], known, opts)
 	}, func(i int) int64 { return files[i].size }, opts, &sum)
+	// (writers finish batches in any order)
+	slices.Sort(sum.OverwrotePut)
 	if err != nil {
 		return sum, err
 	}
@@ -382,6 +387,7 @@ func (s *Summary) merge(o *Summary) {
 	s.Chunks += o.Chunks
 	s.Failures = append(s.Failures, o.Failures...)
 	s.Notes = append(s.Notes, o.Notes...)
+	s.OverwrotePut = append(s.OverwrotePut, o.OverwrotePut...)
 }
 
 func (s *Summary) fail(path, reason string) {

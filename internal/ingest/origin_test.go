@@ -95,8 +95,11 @@ func TestPruneKeepsPagesNotWrittenByAnImport(t *testing.T) {
 	// A file that takes over a put page's slug with other content makes it
 	// a file page, which the next prune deletes once the file is gone.
 	write("put-1.md", "# Put one, now a file\n\nfile content\n")
-	if _, err := ImportDir(ctx, b, dir, Options{NoEmbed: true}); err != nil {
-		t.Fatal(err)
+	if sum, err := ImportDir(ctx, b, dir, Options{NoEmbed: true}); err != nil || strings.Join(sum.OverwrotePut, ",") != "put-1" {
+		t.Fatalf("import over put-1: %+v, %v; want put-1 named as overwritten", sum, err)
+	}
+	if sum, err := ImportDir(ctx, b, dir, Options{NoEmbed: true}); err != nil || len(sum.OverwrotePut) != 0 {
+		t.Fatalf("import again: %+v, %v; want nothing named (put-1 is a file page now)", sum, err)
 	}
 	if o := origins()["put-1"]; o != "file" {
 		t.Errorf("put-1 overwritten by an import has origin %q, want file", o)
