@@ -32,6 +32,12 @@ func getCommand() *cli.Command {
 			return hideTypedSlug(withBrain(c, brain.RoleReader, func(ctx context.Context, b *brain.Brain) error {
 				p, err := b.GetPage(ctx, source, markdown.NormalizeSlug(slug))
 				if errors.Is(err, brain.ErrPageNotFound) {
+					// A source that is not there is the likelier mistake.
+					if ok, serr := b.SourceExists(ctx, source); serr == nil && !ok {
+						return fmt.Errorf("%w: source %q does not exist: 'pgbrain sources list' shows the sources", err, source)
+					}
+				}
+				if errors.Is(err, brain.ErrPageNotFound) {
 					// A file name typed as it is on disk ("C#", "Notes/My
 					// Page", "people/alice.md"): say which slug that file
 					// imports as.

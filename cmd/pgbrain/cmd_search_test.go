@@ -204,6 +204,9 @@ func TestGetReadsTheSourceSlugFormSearchPrints(t *testing.T) {
 	if _, errOut, code := pgbrain(t, b.url, "", "get", "--source", "default", "work:東京"); code != 2 || !strings.Contains(errOut, "--source") {
 		t.Errorf("get --source default work:東京: exit %d, %q; want a usage error", code, errOut)
 	}
+	if _, errOut, code := pgbrain(t, b.url, "", "get", "wrok:東京"); code != 1 || !strings.Contains(errOut, `source "wrok" does not exist`) {
+		t.Errorf("get wrok:東京: exit %d, %q; want it to say the source does not exist", code, errOut)
+	}
 }
 
 // get of a name typed as a file name ("C#", "My Page") that is no slug
