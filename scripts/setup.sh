@@ -188,6 +188,15 @@ fi
 #     and manual pages (a minimal image may have none).
 if [ "${PGBRAIN_SETUP_TESTS:-}" = 1 ] && command -v apt-cache >/dev/null 2>&1; then
 	ls /var/lib/apt/lists/*_Packages* >/dev/null 2>&1 || apt_update
+	# The long descriptions (memory question sets, the Debian check) are in
+	# apt's Translation-en lists, which an image set to Acquire::Languages
+	# "none" (Debian's cloud and container images) never fetches, and
+	# which a plain apt-get update there deletes again.
+	if ! ls /var/lib/apt/lists/*_i18n_Translation-en* >/dev/null 2>&1; then
+		need_root "reading the package descriptions"
+		say "apt-get update -o Acquire::Languages=en (the packages' long descriptions)"
+		$SUDO apt-get update -qq -o Acquire::Languages=en >&2
+	fi
 	if ! ls /usr/share/man/*/*.gz >/dev/null 2>&1; then
 		apt_install manpages
 	fi
