@@ -21,6 +21,23 @@ var apiKeyRE = regexp.MustCompile(`\b(?:` +
 	`|npm_[A-Za-z0-9]{36}` +
 	`)`)
 
+// queryGluedKeyRE is the vendor keys of apiKeyRE whose prefix no word
+// holds, found in a query even glued to what stands before them
+// ("tokenghp_...", "xAKIA..."): apiKeyRE wants a word boundary.
+var queryGluedKeyRE = regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{30,}` +
+	`|github_pat_[A-Za-z0-9_]{22,}` +
+	`|(?:sk|rk)_live_[A-Za-z0-9]{16,}` +
+	`|xox[abposr]-[A-Za-z0-9\-]{10,}` +
+	`|(?:AKIA|ASIA)[0-9A-Z]{16}` +
+	`|AIza[0-9A-Za-z_\-]{35}` +
+	`|glpat-[A-Za-z0-9_\-]{20,}`)
+
+var gluedKeyHints = []string{"gh", "github_pat_", "_live_", "xox", "AKIA", "ASIA", "AIza", "glpat-"}
+
+func containsAny(s string, subs []string) bool {
+	return slices.ContainsFunc(subs, func(x string) bool { return strings.Contains(s, x) })
+}
+
 // apiKeyHints are the literals every apiKeyRE match starts with; the
 // expression only runs on the text around them.
 var apiKeyHints = []string{"sk-", "sk_", "rk_", "AKIA", "ASIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AIza", "glpat-", "npm_"}
@@ -163,6 +180,11 @@ func (f *finder) secrets(query bool) {
 		f.awsSecrets(f.hintsAt(hintSecret))
 		f.assignments(true)
 		f.queryCredentials()
+		if containsAny(t, gluedKeyHints) {
+			for _, m := range queryGluedKeyRE.FindAllStringIndex(t, -1) {
+				f.out = append(f.out, candidate{m[0], m[1], KindAPIKey})
+			}
+		}
 		if strings.Contains(t, "_live_") || strings.Contains(t, "_test_") {
 			for _, m := range queryKeyRE.FindAllStringIndex(t, -1) {
 				f.out = append(f.out, candidate{m[0], m[1], KindAPIKey})
@@ -298,6 +320,14 @@ var queryCredentialRules = []struct {
 	{regexp.MustCompile(`\b((?:xapp|xoxe)-[0-9a-z-]{20,}|whsec_[a-z0-9]{20,})`), false, "xapp-|xoxe-|whsec_",
 		anyValue},
 	{regexp.MustCompile(`\bprivate_key_id["']?[ \t]*[:=][ \t]*["']?([0-9a-f]{40})`), false, "private_key_id",
+		anyValue},
+	// A JWT split across lines or spaced at its dots, as pasted from a
+	// wrapped log line: header and payload are base64 of JSON objects.
+	// (unsplit tokens are the JWT finder's, which checks the header)
+	{regexp.MustCompile(`\b(eyJ[A-Za-z0-9_-]{8,}[ \t\r\n]*\.[ \t\r\n]*eyJ[A-Za-z0-9_-]{8,}(?:[ \t\r\n]*\.[ \t\r\n]*[A-Za-z0-9_-]{8,})?)`), true, "eyj",
+		func(_ string, _ int, v string) bool { return strings.ContainsAny(v, " \t\r\n") }},
+	// docker login's password (-p, --password) after its other options.
+	{regexp.MustCompile(`\b(?i:docker|podman|nerdctl)[ \t]+login(?:[ \t]+-[A-Za-z-]+(?:[ \t]+[^\s-][^\s]*)?)*?[ \t]+(?:-p|--password)[ \t]+(?:'([^'\n]+)'|"([^"\n]+)"|([^\s"'-][^\s"']*))`), true, "login",
 		anyValue},
 	// An AWS secret key beside its key id ("AKIA...:wJalr...", "key AKIA...
 	// secret wJalr..."): 40 characters of base64 in a query holding a key

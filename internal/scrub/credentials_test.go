@@ -96,6 +96,11 @@ var credentialCases = []struct {
 	{"slack app token", "xapp-1-A0123456789-1234567890123-abcdef0123456789", "R"},
 	{"stripe webhook secret", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "R"},
 	{"private key id", `"private_key_id": "4c2a1b3d5e6f708192a3b4c5d6e7f8091a2b3c4d"`, `"private_key_id": "R"`},
+	{"jwt split across lines", "decode eyJhbGciOiJIUzI1NiJ9.\neyJzdWIiOiIxMjM0NTY3ODkwIn0.\nE81C7bLK6kcIIM2mdpr9BQSrPmkOXLkv fails", "decode R fails"},
+	{"jwt spaced at its dots", "decode eyJhbGciOiJIUzI1NiJ9 . eyJzdWIiOiIxMjM0NTY3ODkwIn0 . E81C7bLK6kcIIM2mdpr9BQ", "decode R"},
+	{"docker login -p", "docker login -u me -p Dkr_Pw_9x8y registry.io", "docker login -u me -p R registry.io"},
+	{"token glued to a word", "tokenghp_16C7e42F292c6912E7710c838347Ae178B4a", "token[REDACTED]"},
+	{"aws key glued", "xAKIAIOSFODNN7EXAMPLE", "x[REDACTED]"},
 	// Disguised: a zero-width space inside, full-width forms.
 	{"zero width in a name", "pass\u200bword=hunter2 login", "pass\u200bword=R login"},
 	{"zero width in a card", "4111\u200b1111\u200b1111\u200b1111", "R"},
