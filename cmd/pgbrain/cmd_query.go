@@ -79,7 +79,7 @@ func queryCommand() *cli.Command {
 				if x := r.Meta.Expansion; x != nil && x.Note != "" {
 					// The note may quote the model's error or answer, which may
 					// echo the query: scrubbed like every other stderr line.
-					fmt.Fprintf(c.App.ErrWriter, "pgbrain: note: %s\n", scrub.Scrub(x.Note))
+					fmt.Fprintf(c.App.ErrWriter, "pgbrain: note: %s\n", scrub.Message(x.Note))
 				}
 				answerNotes(c.App.ErrWriter, q, r)
 				reportUsage(c.App.ErrWriter, meter)

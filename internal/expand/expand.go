@@ -149,12 +149,13 @@ func (e *Expander) Expand(ctx context.Context, q string) ([]string, search.Expan
 	defer cancel()
 	reply, err := e.Model.Send(mctx, []openai.Message{{Role: "system", Content: SystemPrompt}, {Role: "user", Content: modelQuery(q)}})
 	if err != nil {
-		info.Note += fmt.Sprintf("expansion failed, searched the plain query: %v", err)
+		// (a model's error may quote its answer, which may echo the query)
+		info.Note += scrub.Message(fmt.Sprintf("expansion failed, searched the plain query: %v", err))
 		return nil, info
 	}
 	variants, err := Parse(reply.Text)
 	if err != nil {
-		info.Note += fmt.Sprintf("expansion failed, searched the plain query: the model's answer was not a list of rephrasings: %v", err)
+		info.Note += scrub.Message(fmt.Sprintf("expansion failed, searched the plain query: the model's answer was not a list of rephrasings: %v", err))
 		return nil, info
 	}
 	variants = Clean(q, variants)
@@ -243,7 +244,11 @@ func Clean(q string, variants []string) []string {
 	return out
 }
 
+// abbreviate is the start of a model's answer for a message: scrubbed
+// first (the answer may echo the query, and a secret cut in half is no
+// longer seen as one), then cut to 80 characters.
 func abbreviate(s string) string {
+	s = scrub.Scrub(s)
 	if utf8.RuneCountInString(s) <= 80 {
 		return s
 	}

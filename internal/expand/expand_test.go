@@ -281,6 +281,19 @@ func TestParse(t *testing.T) {
 			t.Errorf("Parse(%q) = %q, %v; want %q ok=%v", tc.in, got, err, tc.want, tc.ok)
 		}
 	}
+	// The error quotes the start of the answer, which may echo the query:
+	// scrubbed before it is cut and quoted, so neither the cut nor the
+	// quoting leaves part of a secret.
+	for _, reply := range []string{
+		`Sure! {"token": "tOk3nValue998877"}`,
+		"Sure! ghp_​R7kQ2mZx9LwP4vB8nT3yH6jD1sF5aG0cE2uK",
+		"Sure! " + strings.Repeat("x", 50) + " carol.cut55@example.org and more",
+	} {
+		_, err := Parse(reply)
+		if err == nil || strings.Contains(err.Error(), "tOk3nValue") || strings.Contains(err.Error(), "R7kQ2mZx") || strings.Contains(err.Error(), "carol.cut") {
+			t.Errorf("Parse(%q): error %v quotes the secret", reply, err)
+		}
+	}
 }
 
 func TestClean(t *testing.T) {

@@ -419,13 +419,19 @@ func TestToolCalls(t *testing.T) {
 	}
 	// An error quoting what the agent sent quotes it scrubbed.
 	const token = "ghp_R7kQ2mZx9LwP4vB8nT3yH6jD1sF5aG0cE2uK"
-	for _, args := range []map[string]any{
-		{"query": "widget", "why " + token: 1},
-		{"query": "widget", "detail": "AKIAIOSFODNN7EXAMPLE " + token},
+	for _, call := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"search", map[string]any{"query": "widget", "why " + token: 1}},
+		{"search", map[string]any{"query": "widget", "detail": "AKIAIOSFODNN7EXAMPLE " + token}},
+		// (a value is cut to 80 characters in the message: scrubbed first)
+		{"get_page", map[string]any{"slug": strings.Repeat("x", 44) + " " + token}},
 	} {
-		a := h.callTool(t, "search", args)
-		if a.Error == nil || a.Error.Kind != "invalid_argument" || strings.Contains(a.Error.Message, token) || strings.Contains(a.Error.Message, "AKIAIOSFODNN7EXAMPLE") {
-			t.Errorf("search %v: error %+v, want invalid_argument without the secrets", args, a.Error)
+		args := call.args
+		a := h.callTool(t, call.tool, args)
+		if a.Error == nil || a.Error.Kind != "invalid_argument" || strings.Contains(a.Error.Message, token[:12]) || strings.Contains(a.Error.Message, "AKIAIOSFODNN7EXAMPLE") {
+			t.Errorf("%s %v: error %+v, want invalid_argument without the secrets", call.tool, args, a.Error)
 		}
 	}
 }

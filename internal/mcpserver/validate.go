@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pgbrain/pgbrain/internal/scrub"
 	"io"
 	"regexp"
 	"sort"
@@ -168,6 +169,9 @@ func (ListSourcesInput) check() error { return nil }
 
 // clip keeps error messages short when an argument is huge.
 func clip(s string) string {
+	// Scrubbed before it is cut: a secret cut in half is no longer seen
+	// as one, and its first part would be shown.
+	s = scrub.Scrub(s)
 	if len(s) <= 80 {
 		return s
 	}
