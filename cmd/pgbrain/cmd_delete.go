@@ -33,7 +33,7 @@ func deleteCommand() *cli.Command {
 				// The slug deleted, which is what list and search show.
 				fmt.Fprintf(c.App.ErrWriter, "pgbrain: deleted %s\n", pageName(source, slug))
 				return nil
-			}), typed)
+			}), c.Args().First())
 		},
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"regexp"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -84,10 +85,13 @@ func getCommand() *cli.Command {
 				}
 				_, err = io.WriteString(c.App.Writer, p.Body)
 				return err
-			}), slug)
+			}), c.Args().First())
 		},
 	}
 }
+
+// sourceIDRE is a source id as brain.sources accepts it.
+var sourceIDRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
 
 // sourceAndSlug reads SOURCE:SLUG, the form search and query print for a
 // page outside the default source. A slug never holds ':', so the split is
@@ -95,7 +99,10 @@ func getCommand() *cli.Command {
 func sourceAndSlug(c *cli.Context, arg string) (string, string, error) {
 	source := c.String("source")
 	prefix, slug, ok := strings.Cut(arg, ":")
-	if !ok {
+	// Only a source id before the colon and a slug right after it:
+	// "password: hunter2" or "Authorization: Token x" is text typed by
+	// mistake, not SOURCE:SLUG, and is looked up (and reported) whole.
+	if !ok || !sourceIDRE.MatchString(prefix) || slug == "" || strings.TrimLeft(slug, " \t") != slug {
 		return source, arg, nil
 	}
 	if c.IsSet("source") && source != prefix {

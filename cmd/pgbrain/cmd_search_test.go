@@ -465,6 +465,9 @@ func TestTypedSecretsAreNotRepeatedDerived(t *testing.T) {
 		{[]string{"put", "password=hunter2"}, "# x\n", []string{"hunter2"}},
 		{[]string{"delete", "AKIAIOSFODNN7EXAMPLE"}, "", []string{"akiaiosfodnn7example"}},
 		{[]string{"list", "--type", "password=hunter2"}, "", []string{"hunter2"}},
+		// (a label and its value, not SOURCE:SLUG)
+		{[]string{"get", "password: Hunter22zz"}, "", []string{"unter22zz"}},
+		{[]string{"delete", "Authorization: Token 0a1b2c3d4e5f60718293a4b5c6d7e8f901234567"}, "", []string{"0a1b2c3d4e5f"}},
 	} {
 		_, errOut, _ := pgbrain(t, b.url, tc.stdin, tc.args...)
 		for _, h := range tc.hidden {
