@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -23,6 +25,14 @@ func (b *Brain) AddSource(ctx context.Context, id, name string) error {
 	if name == "" {
 		name = id
 	}
+	// Checked here as the table's CHECKs would, so a refused row never
+	// reaches the server, whose log would quote it whole.
+	if !sourceIDRE.MatchString(id) {
+		return fmt.Errorf("source id %q is not valid: use 1-63 lower-case letters, digits, '-' or '_', starting with a letter or digit", id)
+	}
+	if n := utf8.RuneCountInString(name); !utf8.ValidString(name) || n > maxSourceName {
+		return fmt.Errorf("the name of source %q is %d characters, over the limit of %d (or not valid UTF-8): give a shorter name", id, n, maxSourceName)
+	}
 	_, err := b.Pool.Exec(ctx, `INSERT INTO brain.sources (id, name) VALUES ($1, $2)`, id, name)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
@@ -38,6 +48,11 @@ func (b *Brain) AddSource(ctx context.Context, id, name string) error {
 	}
 	return nil
 }
+
+// sourceIDRE and maxSourceName are the CHECKs of brain.sources (sql/001).
+var sourceIDRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+
+const maxSourceName = 200
 
 // SourceExists reports whether a source with this id exists.
 func (b *Brain) SourceExists(ctx context.Context, id string) (bool, error) {

@@ -240,3 +240,27 @@ func TestRemoveSourceUncontendedDoesNotSayItWaits(t *testing.T) {
 		}
 	}
 }
+
+// A source the table would refuse is refused before the INSERT, naming
+// what is wrong (the server's log would otherwise quote the whole row),
+// and nothing is added.
+func TestAddSourceChecksBeforeTheServer(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := dbtest.Open(t)
+	for _, tc := range []struct{ id, name, want string }{
+		{"Bad Id", "", `source id "Bad Id" is not valid`},
+		{"ok", strings.Repeat("n", 201), "201 characters, over the limit of 200"},
+		{"ok", "bad \xff", "not valid UTF-8"},
+	} {
+		if err := b.AddSource(ctx, tc.id, tc.name); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("AddSource(%q, %.20q): %v, want it to say %q", tc.id, tc.name, err, tc.want)
+		}
+	}
+	if ok, err := b.SourceExists(ctx, "ok"); err != nil || ok {
+		t.Errorf("source ok exists after refused adds: %v %v", ok, err)
+	}
+	if err := b.AddSource(ctx, "ok", strings.Repeat("n", 200)); err != nil {
+		t.Errorf("a 200-character name: %v", err)
+	}
+}
