@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pgbrain/pgbrain/internal/scrub"
 	"log"
 	"net"
 	"net/http"
@@ -157,7 +158,8 @@ func (w *challengeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter
 func checkOrigin(h http.Handler, origins, hosts []string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o := r.Header.Get("Origin"); o != "" && !slices.Contains(origins, o) && !sameLoopbackOrigin(o, r.Host) {
-			http.Error(w, fmt.Sprintf("origin %q is not allowed; start serve with --allow-origin %s to allow it", o, o), http.StatusForbidden)
+			// (the header is the client's: it may hold credentials)
+			http.Error(w, scrub.Message(fmt.Sprintf("origin %q is not allowed; start serve with --allow-origin %s to allow it", o, o)), http.StatusForbidden)
 			return
 		}
 		if len(hosts) > 0 && !slices.Contains(hosts, r.Host) {

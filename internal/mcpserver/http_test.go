@@ -179,7 +179,8 @@ func TestHTTPAuthOriginAndRate(t *testing.T) {
 		{"unknown token", map[string]string{"Authorization": "Bearer pgb_nope"}, http.StatusUnauthorized},
 		{"revoked token", map[string]string{"Authorization": "Bearer " + revoked}, http.StatusUnauthorized},
 		{"bad origin with a good token", map[string]string{"Authorization": "Bearer " + good, "Origin": "https://evil.example"}, http.StatusForbidden},
-		{"bad origin without a token", map[string]string{"Origin": "http://localhost.evil"}, http.StatusForbidden},
+		// (with credentials in it, which the answer must not repeat)
+		{"bad origin without a token", map[string]string{"Origin": "http://admin:OriginPw_77@localhost.evil"}, http.StatusForbidden},
 		{"rebinding host", map[string]string{"Authorization": "Bearer " + good, "Host": "evil.example"}, http.StatusForbidden},
 		{"own loopback origin", map[string]string{"Authorization": "Bearer " + good, "Origin": "http://" + strings.TrimSuffix(strings.TrimPrefix(h.url, "http://"), "/mcp")}, http.StatusOK},
 		{"other loopback port", map[string]string{"Authorization": "Bearer " + good, "Origin": "http://127.0.0.1:1"}, http.StatusForbidden},
@@ -195,6 +196,9 @@ func TestHTTPAuthOriginAndRate(t *testing.T) {
 			code, hdr, body := postHost(t, h.url, req)
 			if code != tc.code {
 				t.Fatalf("status %d (%s), want %d", code, body, tc.code)
+			}
+			if strings.Contains(body, "OriginPw_77") {
+				t.Errorf("the answer repeats the origin's password: %s", body)
 			}
 			if code == http.StatusUnauthorized && !strings.HasPrefix(hdr.Get("WWW-Authenticate"), "Bearer") {
 				t.Errorf("401 without a Bearer challenge: %v", hdr)
