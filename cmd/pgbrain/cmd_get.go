@@ -47,7 +47,13 @@ func getCommand() *cli.Command {
 						name = slug[:len(slug)-3]
 					}
 					if typedExt || !markdown.ValidSlug(markdown.NormalizeSlug(slug)) {
-						if s, ok := markdown.SuggestSlug(name); ok && s != markdown.NormalizeSlug(slug) {
+						s, ok := markdown.SuggestSlug(name)
+						if !ok {
+							// A name with no letter or digit ("!!!"), as a
+							// file of it imports: x and a hash.
+							s, ok = fileSlugOf(name)
+						}
+						if ok && s != markdown.NormalizeSlug(slug) {
 							// A file whose name collided with another's
 							// ("notes.md" beside "Notes.md") is stored
 							// under its suffixed slug.
@@ -109,4 +115,11 @@ func sourceAndSlug(c *cli.Context, arg string) (string, string, error) {
 		return "", "", usageError("%s: %q names source %q but --source is %q; give one of them", c.Command.Name, arg, prefix, source)
 	}
 	return prefix, slug, nil
+}
+
+// fileSlugOf is the slug a file named name + ".md" imports as, for a name
+// SuggestSlug does not suggest.
+func fileSlugOf(name string) (string, bool) {
+	s, err := markdown.FileSlug(name + ".md")
+	return s, err == nil
 }

@@ -223,6 +223,8 @@ func TestGetSuggestsTheSlugOfAFileName(t *testing.T) {
 		{"My Page.md", `a file named My Page.md imports as "my-page",`},
 		// The page exists under the slug: named as what was meant.
 		{"people/alice.MD", `did you mean "people/alice"? (a file named people/alice.md imports under that slug)`},
+		// A name with no letter or digit, as its file imports.
+		{"!!!", `a file named !!!.md imports as "xe84c538e"`},
 		{"nosuch", ""},
 	} {
 		_, errOut, code := pgbrain(t, b.url, "", "get", tt.arg)
