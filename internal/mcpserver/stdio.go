@@ -14,6 +14,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pgbrain/pgbrain/internal/events"
+	"github.com/pgbrain/pgbrain/internal/scrub"
 )
 
 // DefaultMaxFrameBytes is the largest stdio frame (one line) the server
@@ -252,6 +255,9 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("encoding a message: %w", err)
 	}
+	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error != nil {
+		data = scrubErrorFrame(data)
+	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID.IsValid() {
@@ -282,6 +288,37 @@ func (c *stdioConn) signal() {
 	case c.answered <- struct{}{}:
 	default:
 	}
+}
+
+// scrubErrorFrame scrubs the message and data of an encoded JSON-RPC error
+// answer: the SDK's own errors quote what the client sent ("unknown tool
+// %q", a resource's uri), and clients keep transcripts. A frame that does
+// not decode as expected is returned as it was.
+func scrubErrorFrame(data []byte) []byte {
+	var frame map[string]json.RawMessage
+	if json.Unmarshal(data, &frame) != nil {
+		return data
+	}
+	var e map[string]any
+	if json.Unmarshal(frame["error"], &e) != nil || e == nil {
+		return data
+	}
+	if m, ok := e["message"].(string); ok {
+		e["message"] = scrub.Message(m)
+	}
+	if d, ok := e["data"]; ok {
+		e["data"] = events.Redact(map[string]any{"data": d})["data"]
+	}
+	raw, err := json.Marshal(e)
+	if err != nil {
+		return data
+	}
+	frame["error"] = raw
+	out, err := json.Marshal(frame)
+	if err != nil {
+		return data
+	}
+	return out
 }
 
 // writeErr answers id (null when unknown) with a JSON-RPC error.

@@ -21,8 +21,9 @@ type wireAnswer struct {
 	ID      json.RawMessage `json:"id"`
 	Result  json.RawMessage `json:"result"`
 	Error   *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
+		Code    int             `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
 	} `json:"error"`
 }
 
@@ -296,5 +297,29 @@ func TestStopAnswersCallsInFlight(t *testing.T) {
 				t.Errorf("shutdown error %q does not say why", lines[0].Error.Message)
 			}
 		})
+	}
+}
+
+// The SDK's own error answers quote what the client sent (a method or
+// tool name, a resource's uri): scrubbed on the way out like every other
+// answer's error.
+func TestSDKErrorAnswersAreScrubbed(t *testing.T) {
+	t.Parallel()
+	b := dbtest.Open(t)
+	w, answers, _ := stdioServer(t, b, &mcpserver.StdioTransport{}, context.Background())
+	send(t, w, initFrame, initializedFrame)
+	next(t, answers)
+	const token = "ghp_St7kQ2mZx9LwP4vB8nT3yH6jD1sF5aG0cE2uK"
+	for i, frame := range []string{
+		`{"jsonrpc":"2.0","id":101,"method":"password=StdioMeth_1 ` + token + `"}`,
+		`{"jsonrpc":"2.0","id":102,"method":"tools/call","params":{"name":"x ` + token + `","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":103,"method":"resources/read","params":{"uri":"pgbrain://default/rotate ` + token + `"}}`,
+	} {
+		send(t, w, frame)
+		a := next(t, answers)
+		raw, _ := json.Marshal(a)
+		if a.Error == nil || strings.Contains(string(raw), token) || strings.Contains(string(raw), "StdioMeth_1") {
+			t.Errorf("frame %d answered %s; want an error without the secrets", i, raw)
+		}
 	}
 }
