@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/text/unicode/norm"
@@ -98,13 +100,13 @@ const maxImportWriters = 16
 // skipped entry, each file stored under a suffixed slug, a prune not done.
 func printWarnings(w io.Writer, s ingest.Summary) {
 	for _, n := range s.Notes {
-		fmt.Fprintf(w, "pgbrain: note: %s: %s\n", n.Path, n.Reason)
+		fmt.Fprintf(w, "pgbrain: note: %s: %s\n", shownPath(n.Path), n.Reason)
 	}
 	for _, slug := range s.OverwrotePut {
 		fmt.Fprintf(w, "pgbrain: note: %s was written by name (put) and is now its file's content; it is a file page again, which --prune deletes with its file\n", slug)
 	}
 	for _, k := range s.Skipped {
-		fmt.Fprintf(w, "pgbrain: skipped %s: %s\n", k.Path, k.Reason)
+		fmt.Fprintf(w, "pgbrain: skipped %s: %s\n", shownPath(k.Path), k.Reason)
 	}
 	for _, c := range s.Collisions {
 		var how string // how the two names print alike, if they do
@@ -113,12 +115,12 @@ func printWarnings(w io.Writer, s ingest.Summary) {
 		}
 		switch {
 		case c.KeptBy == "":
-			fmt.Fprintf(w, "pgbrain: %s is stored as %s, the slug an earlier import gave it when another file mapped to %s\n", c.Path, c.Slug, c.PlainSlug)
+			fmt.Fprintf(w, "pgbrain: %s is stored as %s, the slug an earlier import gave it when another file mapped to %s\n", shownPath(c.Path), c.Slug, c.PlainSlug)
 		case how != "":
 			// The two names print alike, so spell out their code points.
 			fmt.Fprintf(w, "pgbrain: %+q is stored as %s: %+q, the same name %s, already maps to %s\n", c.Path, c.Slug, c.KeptBy, how, c.PlainSlug)
 		default:
-			fmt.Fprintf(w, "pgbrain: %s is stored as %s: %s already maps to %s\n", c.Path, c.Slug, c.KeptBy, c.PlainSlug)
+			fmt.Fprintf(w, "pgbrain: %s is stored as %s: %s already maps to %s\n", shownPath(c.Path), c.Slug, shownPath(c.KeptBy), c.PlainSlug)
 		}
 	}
 	if s.PruneSkipped != "" {
@@ -179,10 +181,26 @@ func printSummary(w, errw io.Writer, s ingest.Summary) {
 	}
 	fmt.Fprintln(w)
 	for _, f := range s.Failures {
-		fmt.Fprintf(errw, "pgbrain: failed: %s: %s\n", f.Path, f.Reason)
+		fmt.Fprintf(errw, "pgbrain: failed: %s: %s\n", shownPath(f.Path), f.Reason)
 	}
-	if s.Files == 0 && s.NotMarkdown > 0 {
-		fmt.Fprintf(w, "  no .md file found: %s left out; pgbrain imports files whose names end in .md (rename them, or add one with 'pgbrain put SLUG < FILE')\n",
+	switch {
+	case s.Files == 0 && s.NotMarkdown > 0:
+		fmt.Fprintf(errw, "pgbrain: no .md file found: %s left out; pgbrain imports files whose names end in .md (rename them, or add one with 'pgbrain put SLUG < FILE')\n",
 			count(s.NotMarkdown, "other file was", "other files were"))
+	case s.Files == 0:
+		fmt.Fprintln(errw, "pgbrain: no .md file found: the folder holds none (an empty or unmounted folder?)")
 	}
+	if s.Files == 0 && s.Pruned > 0 {
+		fmt.Fprintf(errw, "pgbrain: note: the folder holds no .md file, so --prune --force deleted %s of the source\n", count(s.Pruned, "page", "pages"))
+	}
+}
+
+// shownPath is a path as stderr shows it: quoted when it holds a control
+// character or invalid UTF-8, so a file named "a\npgbrain: failed: b.md"
+// cannot print a line of its own.
+func shownPath(p string) string {
+	if !utf8.ValidString(p) || strings.ContainsFunc(p, unicode.IsControl) {
+		return strconv.Quote(p)
+	}
+	return p
 }

@@ -111,9 +111,13 @@ func TestImportSaysWhyNothingWasImported(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// (the summary on stdout, the note on stderr)
 	out, errOut, code := pgbrain(t, url, "", "import", dir)
-	if code != 0 || !strings.Contains(out, "imported 0 files") || !strings.Contains(out, "no .md file found: 2 other files were left out") {
+	if code != 0 || !strings.Contains(out, "imported 0 files") || !strings.Contains(errOut, "no .md file found: 2 other files were left out") {
 		t.Errorf("import of a folder without .md files: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if _, errOut, _ := pgbrain(t, url, "", "import", t.TempDir()); !strings.Contains(errOut, "no .md file found: the folder holds none") {
+		t.Errorf("import of an empty folder: stderr %q, want it to say it holds no .md file", errOut)
 	}
 	file := filepath.Join(dir, "a.md")
 	if err := os.WriteFile(file, []byte("# a\n"), 0o644); err != nil {
@@ -156,5 +160,24 @@ func TestMigrateSaysWhenNothingIsPending(t *testing.T) {
 	out, errOut, code := pgbrain(t, url, "", "migrate")
 	if code != 0 || !strings.Contains(out, "brain ready") || !strings.Contains(errOut, "already: no migration to apply") || strings.Contains(errOut, "applying migration") {
 		t.Errorf("migrate at the newest version: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// A file name with a line break cannot print a stderr line of its own.
+func TestImportQuotesNamesWithControlCharacters(t *testing.T) {
+	t.Parallel()
+	url := testdb.New(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bad\npgbrain: failed: fake.md"), []byte("caf\xe9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, _ := pgbrain(t, url, "", "import", dir)
+	for _, line := range strings.Split(errOut, "\n") {
+		if strings.HasPrefix(line, "pgbrain: failed: fake.md") {
+			t.Errorf("stderr %q has a line forged by a file name", errOut)
+		}
+	}
+	if !strings.Contains(errOut, `pgbrain: failed: "bad\npgbrain: failed: fake.md": `) {
+		t.Errorf("stderr %q, want the name quoted", errOut)
 	}
 }
