@@ -25,6 +25,7 @@ func doctorCommand() *cli.Command {
 		Usage: "check the brain: schema, embedder, embeddings, eval capture and its failures, PII counts",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+			&cli.BoolFlag{Name: "strict", Usage: "exit with status 1 when the report holds a warning (for cron and CI checks)"},
 			&cli.BoolFlag{Name: "fix", Usage: "first complete what interrupted commands left: rebuild a missing or invalid vector index, finish an interrupted 'embed --all', fill stale embeddings"},
 		},
 		Action: func(c *cli.Context) error {
@@ -53,12 +54,17 @@ func doctorCommand() *cli.Command {
 				}
 				r.Fixed = fixed
 				if c.Bool("json") {
-					enc := json.NewEncoder(c.App.Writer)
-					return enc.Encode(r)
+					if err := json.NewEncoder(c.App.Writer).Encode(r); err != nil {
+						return err
+					}
+				} else {
+					printDoctor(c.App.Writer, r)
+					for _, w := range r.Warnings {
+						fmt.Fprintln(c.App.ErrWriter, "pgbrain: warning:", w)
+					}
 				}
-				printDoctor(c.App.Writer, r)
-				for _, w := range r.Warnings {
-					fmt.Fprintln(c.App.ErrWriter, "pgbrain: warning:", w)
+				if c.Bool("strict") && len(r.Warnings) > 0 {
+					return cli.Exit("", 1)
 				}
 				return nil
 			})
@@ -84,7 +90,7 @@ func printDoctor(w io.Writer, r *doctor.Report) {
 		if e.Running {
 			state = "running"
 		}
-		fmt.Fprintf(w, "embed --all      %s: page %d of %d, %d chunks done\n", state, e.DonePageID, e.LastPageID, e.ChunksDone)
+		fmt.Fprintf(w, "embed --all      %s: %d of %d pages done (%s)\n", state, e.PagesDone, e.Pages, count(int(e.ChunksDone), "chunk", "chunks"))
 	}
 	state := "off"
 	if r.Capture.Capture {

@@ -181,3 +181,33 @@ func TestImportQuotesNamesWithControlCharacters(t *testing.T) {
 		t.Errorf("stderr %q, want the name quoted", errOut)
 	}
 }
+
+// doctor --strict turns a warning into exit status 1 (for cron and CI);
+// plain doctor reports it and exits 0.
+func TestDoctorStrictFailsOnWarnings(t *testing.T) {
+	t.Parallel()
+	url := testdb.New(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n\nsome words\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	if _, errOut, code := pgbrain(t, url, "", "--home", home, "import", "--no-embed", dir); code != 0 {
+		t.Fatalf("import: %s", errOut)
+	}
+	if _, errOut, code := pgbrain(t, url, "", "--home", home, "doctor"); code != 0 || !strings.Contains(errOut, "no embedding") {
+		t.Errorf("doctor with a stale chunk: exit %d, stderr %q; want 0 and the warning", code, errOut)
+	}
+	if _, errOut, code := pgbrain(t, url, "", "--home", home, "doctor", "--strict"); code != 1 {
+		t.Errorf("doctor --strict with a warning: exit %d (%s), want 1", code, errOut)
+	}
+	if _, errOut, code := pgbrain(t, url, "", "--home", home, "doctor", "--strict", "--json"); code != 1 {
+		t.Errorf("doctor --strict --json with a warning: exit %d (%s), want 1", code, errOut)
+	}
+	if _, errOut, code := pgbrain(t, url, "", "--home", home, "embed", "--stale"); code != 0 {
+		t.Fatalf("embed --stale: %s", errOut)
+	}
+	if _, errOut, code := pgbrain(t, url, "", "--home", home, "doctor", "--strict"); code != 0 {
+		t.Errorf("doctor --strict without warnings: exit %d, stderr %q", code, errOut)
+	}
+}

@@ -93,7 +93,11 @@ type Interrupted struct {
 	LastPageID int64     `json:"last_page_id"` // the run covers pages up to this id
 	DonePageID int64     `json:"done_page_id"` // pages up to this id are done
 	ChunksDone int64     `json:"chunks_done"`
-	Running    bool      `json:"running"` // a process is working on it now
+	// PagesDone and Pages count the pages the run has done and covers
+	// (ids are not counts: deleted pages leave gaps).
+	PagesDone int64 `json:"pages_done"`
+	Pages     int64 `json:"pages"`
+	Running   bool  `json:"running"` // a process is working on it now
 }
 
 // Open reports the open `embed --all` run, or nil when there is none.
@@ -106,6 +110,10 @@ func Open(ctx context.Context, b *brain.Brain) (*Interrupted, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading brain.embed_runs: %w", err)
+	}
+	if err := b.Pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE id <= $1), count(*) FILTER (WHERE id <= $2) FROM brain.pages`,
+		r.DonePageID, r.LastPageID).Scan(&r.PagesDone, &r.Pages); err != nil {
+		return nil, fmt.Errorf("counting the pages of the embed --all run: %w", err)
 	}
 	// Whether the run's lock is held tells a running run from a dead one.
 	if r.Running, err = brain.AdvisoryHeld(ctx, b.Pool, runLockKey); err != nil {

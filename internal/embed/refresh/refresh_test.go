@@ -159,6 +159,14 @@ func TestEmbedAllInterruptedKeepsOldVectorsAndResumes(t *testing.T) {
 			if err != nil || run == nil || run.Running || run.DonePageID == 0 || run.DonePageID >= run.LastPageID {
 				t.Fatalf("open run = %+v (%v), want an interrupted one part-way", run, err)
 			}
+			// Counts of pages, not ids (doctor prints them).
+			var donePages, allPages int64
+			if err := b.Pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE id <= $1), count(*) FROM brain.pages`, run.DonePageID).Scan(&donePages, &allPages); err != nil {
+				t.Fatal(err)
+			}
+			if run.PagesDone != donePages || run.Pages != allPages || run.PagesDone == 0 || run.PagesDone >= run.Pages {
+				t.Errorf("open run counts %d of %d pages, want %d of %d", run.PagesDone, run.Pages, donePages, allPages)
+			}
 			// Every page up to the recorded point is done, none after it.
 			var wrongBefore, freshAfter int
 			if err := b.Pool.QueryRow(ctx, `SELECT
