@@ -83,6 +83,10 @@ type pendingLink struct {
 func walkDir(root string, avoid ...string) (walkResult, error) {
 	st, err := os.Stat(root)
 	if err != nil {
+		if target, lerr := os.Readlink(root); lerr == nil {
+			// A link to a folder that is gone (an unmounted disk).
+			return walkResult{}, fmt.Errorf("import directory %s is a symlink to %s, which cannot be read (%s): mount or restore it, or import the folder itself", root, target, errText(err))
+		}
 		return walkResult{}, fmt.Errorf("import directory: %w", err)
 	}
 	if !st.IsDir() {

@@ -306,3 +306,15 @@ func TestImportDirWithUnreadableSubfolderDoesNotPrune(t *testing.T) {
 		t.Fatalf("%d of the locked folder's pages left (%v), want 2", n, err)
 	}
 }
+
+// A root that is a symlink to a folder that is gone names the link's
+// target.
+func TestWalkDirNamesABrokenRootLink(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "usb")
+	symlink(t, filepath.Join(dir, "unmounted"), link)
+	_, err := walkDir(link)
+	if err == nil || !strings.Contains(err.Error(), "is a symlink to "+filepath.Join(dir, "unmounted")) {
+		t.Errorf("walkDir of a broken root link: %v, want the target named", err)
+	}
+}
