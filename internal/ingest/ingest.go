@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -54,8 +56,9 @@ type Options struct {
 	// Writers is how many connections apply batches at once; default
 	// DefaultWriters.
 	Writers int
-	// BulkThreshold is how many new files (and at least as many as are
-	// stored) make an import a bulk load. Default DefaultBulkThreshold.
+	// BulkThreshold is how many files to write, new or changed (and at
+	// least as many as are stored), make an import a bulk load. Default
+	// DefaultBulkThreshold.
 	BulkThreshold int
 	// KeepPriority leaves the import's server processes at their usual CPU
 	// priority. By default ImportDir lowers them to nice 10 (internal/nice)
@@ -197,9 +200,15 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 	}
 	files, collisions := assignSlugs(walked.files, known)
 	sum.Collisions = collisions
-	// A load that at least doubles the brain builds the vector index once
-	// at the end instead of inserting every vector into it (index.go).
-	susp, err := prepareIndex(ctx, b, len(files)-len(known), opts)
+	// A load that writes at least as many pages as the brain holds (new
+	// ones, or changed: re-importing an edited folder rewrites every
+	// vector) builds the vector index once at the end instead of inserting
+	// every vector into it (index.go).
+	writes := len(files) - len(known)
+	if !opts.NoEmbed && len(files) >= opts.BulkThreshold {
+		writes = countChanged(ctx, files, known)
+	}
+	susp, err := prepareIndex(ctx, b, writes, opts)
 	if err != nil {
 		return sum, err
 	}
@@ -239,6 +248,45 @@ func ImportDir(ctx context.Context, b *brain.Brain, dir string, opts Options) (s
 	return sum, nil
 }
 
+// countChanged reads and hashes every file whose slug has a stored page,
+// on every core, and returns how many files the import will write: those
+// with no stored page and those whose content differs. Each hash is kept
+// in files, so the parse stage does not read an unchanged file again. A
+// file that cannot be read counts as written (the parse stage reports it).
+func countChanged(ctx context.Context, files []slugged, known map[string]string) int {
+	var changed atomic.Int64
+	next := atomic.Int64{}
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(files) || ctx.Err() != nil {
+					return
+				}
+				f := &files[i]
+				h, stored := known[f.slug]
+				if f.err != nil || !stored {
+					changed.Add(1)
+					continue
+				}
+				data, err := readFile(f.walkFile)
+				if err != nil {
+					changed.Add(1)
+					continue
+				}
+				if f.hash = markdown.ContentHash(data); f.hash != h {
+					changed.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return int(changed.Load())
+}
+
 // DefaultWriters is one writer per core, at most four: computing tsvectors
 // is most of a batch's cost and runs on the writer's server process, while
 // more writers mostly queue on the shared term statistics.
@@ -247,8 +295,8 @@ func DefaultWriters() int { return max(1, min(runtime.GOMAXPROCS(0), 4)) }
 // DefaultBulkThreshold is the smallest import that suspends the vector index.
 const DefaultBulkThreshold = 1000
 
-// bulkLoad decides whether an import of newPages into a brain (every
-// source) of brainPages is large enough that rebuilding the HNSW index
+// bulkLoad decides whether an import writing newPages (new or changed)
+// into a brain (every source) of brainPages is large enough that rebuilding the HNSW index
 // beats inserting into it.
 func bulkLoad(newPages, brainPages int, opts Options) bool {
 	return !opts.NoEmbed && newPages >= opts.BulkThreshold && newPages >= brainPages

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -486,5 +487,45 @@ func TestAdjustedTypesAreNoted(t *testing.T) {
 	}
 	if p, err := b.GetPage(ctx, "default", "c"); err != nil || p.Type != "meeting-notes" {
 		t.Errorf("c: %+v %v, want type meeting-notes", p, err)
+	}
+}
+
+// Re-importing a folder whose every file changed rewrites every vector:
+// like a load of new pages as large as the brain, it rebuilds the vector
+// index once instead of inserting each vector into it; a re-import of a
+// few changed files keeps the index, and unchanged files stay unchanged.
+func TestChangedFolderRebuildsTheVectorIndex(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := dbtest.Open(t)
+	dir := t.TempDir()
+	write := func(suffix string, n int) {
+		files := map[string]string{}
+		for i := 0; i < n; i++ {
+			files[fmt.Sprintf("p%02d.md", i)] = fmt.Sprintf("# Page %d\n\nwords about topic %d%s\n", i, i, suffix)
+		}
+		writeFiles(t, dir, files)
+	}
+	write("", 30)
+	opts := ingest.Options{BulkThreshold: 10}
+	if sum, err := ingest.ImportDir(ctx, b, dir, opts); err != nil || sum.Added != 30 || sum.IndexRebuild == 0 {
+		t.Fatalf("first import: %+v %v; want 30 added and the index rebuilt", sum, err)
+	}
+	write(", edited", 30)
+	sum, err := ingest.ImportDir(ctx, b, dir, opts)
+	if err != nil || sum.Updated != 30 || sum.IndexRebuild == 0 {
+		t.Fatalf("every file changed: %+v %v; want 30 updated and the index rebuilt", sum, err)
+	}
+	write(", edited twice", 5)
+	sum, err = ingest.ImportDir(ctx, b, dir, opts)
+	if err != nil || sum.Updated != 5 || sum.Unchanged != 25 || sum.IndexRebuild != 0 {
+		t.Fatalf("5 files changed: %+v %v; want 5 updated, 25 unchanged, the index kept", sum, err)
+	}
+	var missing int
+	if err := b.Pool.QueryRow(ctx, `SELECT count(*) FROM brain.chunks WHERE embedding IS NULL`).Scan(&missing); err != nil || missing != 0 {
+		t.Errorf("chunks without a vector: %d %v", missing, err)
+	}
+	if st, err := ingest.IndexStatus(ctx, b); err != nil || st != "ready" {
+		t.Errorf("vector index %q %v, want ready", st, err)
 	}
 }

@@ -33,6 +33,10 @@ func parseFile(f slugged, known map[string]string, opts Options) fileResult {
 		r.err = f.err
 		return r
 	}
+	if h, ok := known[f.slug]; ok && f.hash != "" && f.hash == h {
+		r.unchanged = true
+		return r
+	}
 	data, err := readFile(f.walkFile)
 	if err != nil {
 		r.err = err

@@ -29,6 +29,9 @@ type slugged struct {
 	slug  string
 	claim int   // claimOwn, claimStored or claimNew: which slug it takes when
 	err   error // the path gives no slug, or its slug is taken by a file kept first
+	// hash is the file's content hash when countChanged read it already
+	// ("" when not): an unchanged file is then not read again.
+	hash string
 }
 
 // The order in which files take their slugs: a suffixed slug already
