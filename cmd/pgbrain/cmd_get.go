@@ -8,6 +8,7 @@ import (
 	"io"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -63,14 +64,30 @@ func getCommand() *cli.Command {
 							if !typedExt {
 								file += ".md"
 							}
-							if x := markdown.SuffixSlug(s, file); x != s {
+							// The import's suffixes: from the path, then
+							// from the path and "#2" to "#9" when the first
+							// was another file's own name. Which file a
+							// stored one came from is not recorded, so
+							// every one that exists is named.
+							var found []string
+							for n := 1; n < 10; n++ {
+								key := file
+								if n > 1 {
+									key = fmt.Sprintf("%s#%d", file, n)
+								}
+								x := markdown.SuffixSlug(s, key)
+								if x == s {
+									break
+								}
 								_, e := b.GetPage(ctx, source, x)
 								if e == nil {
-									return fmt.Errorf("%w; did you mean %q? (a file %s imports under that slug when another file's name maps to %q too)", err, x, file, s)
-								}
-								if !errors.Is(e, brain.ErrPageNotFound) {
+									found = append(found, strconv.Quote(x))
+								} else if !errors.Is(e, brain.ErrPageNotFound) {
 									return fmt.Errorf("%w (looking up %q for a hint failed too: %v)", err, x, e)
 								}
+							}
+							if len(found) > 0 {
+								return fmt.Errorf("%w; did you mean %s? (a file %s imports under such a slug when another file's name maps to %q too)", err, strings.Join(found, " or "), file, s)
 							}
 							_, e := b.GetPage(ctx, source, s)
 							if e == nil {

@@ -272,6 +272,27 @@ func TestGetSuggestsTheSlugOfACollidingFile(t *testing.T) {
 	if out, errOut, code := pgbrain(t, url, "", "get", suffixed); code != 0 || !strings.Contains(out, "second") {
 		t.Errorf("get %s: exit %d, %q %q; want the lower-case file's page", suffixed, code, out, errOut)
 	}
+
+	// A third file named as the first suffix: "A B.md" then takes the
+	// second, and get names both candidates rather than the other file's.
+	dir2 := t.TempDir()
+	first := markdown.SuffixSlug("a-b", "A B.md")
+	second := markdown.SuffixSlug("a-b", "A B.md#2")
+	for name, body := range map[string]string{"A B.md": "one\n", "a-b.md": "two\n", first + ".md": "three\n"} {
+		if err := os.WriteFile(filepath.Join(dir2, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, errOut, code := pgbrain(t, url, "", "sources", "add", "three"); code != 0 {
+		t.Fatalf("sources add: %s %s", out, errOut)
+	}
+	if out, errOut, code := pgbrain(t, url, "", "import", "--source", "three", dir2); code != 0 {
+		t.Fatalf("import: exit %d: %s %s", code, out, errOut)
+	}
+	want := fmt.Sprintf("did you mean %q or %q?", first, second)
+	if _, errOut, code := pgbrain(t, url, "", "get", "three:A B.md"); code == 0 || !strings.Contains(errOut, want) {
+		t.Errorf("get three:A B.md: exit %d, %q; want %s", code, errOut, want)
+	}
 }
 
 // A query longer than the part search reads says so on stderr; a short one
