@@ -23,8 +23,8 @@ func initCommand() *cli.Command {
 			opts := migrate.Options{Embedder: c.String("embedder"), Dim: c.Int("dim"), EmbedModel: c.String("model")}
 			// 0 means "the default" to migrate: given explicitly it is a
 			// mistake, like any dimension pgvector cannot index.
-			if c.IsSet("dim") && (opts.Dim < 1 || opts.Dim > 2000) {
-				return usageError("--dim %d is out of range: choose 1..2000 (pgvector's HNSW index holds at most 2,000 dimensions), or leave it out for the embedder's default", opts.Dim)
+			if c.IsSet("dim") && (opts.Dim < 1 || opts.Dim > migrate.MaxDim) {
+				return usageError("--dim %d is out of range: choose 1..%d (pgvector's HNSW index holds at most %d dimensions), or leave it out for the embedder's default", opts.Dim, migrate.MaxDim, migrate.MaxDim)
 			}
 			switch opts.Embedder {
 			case "local":

@@ -30,8 +30,11 @@ func (b *Brain) AddSource(ctx context.Context, id, name string) error {
 	if !sourceIDRE.MatchString(id) {
 		return fmt.Errorf("source id %q is not valid: use 1-63 lower-case letters, digits, '-' or '_', starting with a letter or digit", id)
 	}
-	if n := utf8.RuneCountInString(name); !utf8.ValidString(name) || n > maxSourceName {
-		return fmt.Errorf("the name of source %q is %d characters, over the limit of %d (or not valid UTF-8): give a shorter name", id, n, maxSourceName)
+	if !utf8.ValidString(name) {
+		return fmt.Errorf("the name of source %q is not valid UTF-8: give it in UTF-8", id)
+	}
+	if n := utf8.RuneCountInString(name); n > maxSourceName {
+		return fmt.Errorf("the name of source %q is %d characters, over the limit of %d: give a shorter name", id, n, maxSourceName)
 	}
 	_, err := b.Pool.Exec(ctx, `INSERT INTO brain.sources (id, name) VALUES ($1, $2)`, id, name)
 	var pgErr *pgconn.PgError

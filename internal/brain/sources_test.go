@@ -251,7 +251,7 @@ func TestAddSourceChecksBeforeTheServer(t *testing.T) {
 	for _, tc := range []struct{ id, name, want string }{
 		{"Bad Id", "", `source id "Bad Id" is not valid`},
 		{"ok", strings.Repeat("n", 201), "201 characters, over the limit of 200"},
-		{"ok", "bad \xff", "not valid UTF-8"},
+		{"ok", "bad \xff", "is not valid UTF-8"},
 	} {
 		if err := b.AddSource(ctx, tc.id, tc.name); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("AddSource(%q, %.20q): %v, want it to say %q", tc.id, tc.name, err, tc.want)

@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/pgbrain/pgbrain/internal/atomicfile"
 )
@@ -72,7 +73,8 @@ func unknownKeys(data []byte) []string {
 			continue
 		}
 		for k := range m {
-			if !slices.Contains(keys, k) {
+			// (encoding/json matches keys case-insensitively: "Capture" is read)
+			if !slices.ContainsFunc(keys, func(known string) bool { return strings.EqualFold(known, k) }) {
 				out = append(out, section+"."+k)
 			}
 		}

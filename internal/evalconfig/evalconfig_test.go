@@ -124,7 +124,7 @@ func TestNightlySettings(t *testing.T) {
 // other sections' keys and known keys are not.
 func TestUnknownKeysAreListed(t *testing.T) {
 	home := t.TempDir()
-	doc := `{"database_url":"x","eval":{"captrue":true,"scrub_pii":true},"nightly":{"enabled":true,"max_usd":3,"maxusd":9},"other":{"k":1}}`
+	doc := `{"database_url":"x","eval":{"captrue":true,"Scrub_PII":true},"nightly":{"enabled":true,"max_usd":3,"maxusd":9},"other":{"k":1}}`
 	if err := os.WriteFile(filepath.Join(home, FileName), []byte(doc), 0o600); err != nil {
 		t.Fatal(err)
 	}

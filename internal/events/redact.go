@@ -64,7 +64,7 @@ func Redact(args map[string]any) map[string]any {
 // keys in order, so which of two keys gets a suffix does not change.
 func put(out map[string]any, k string, v any) {
 	rk := redactString(k)
-	if _, taken := out[rk]; taken && rk != k {
+	if _, taken := out[rk]; taken {
 		for n := 2; ; n++ {
 			alt := rk + " #" + strconv.Itoa(n)
 			if _, taken := out[alt]; !taken {

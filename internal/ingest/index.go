@@ -122,8 +122,6 @@ func (s *suspension) resume(ctx context.Context, b *brain.Brain) (bool, error) {
 	return rebuilt, nil
 }
 
-// ErrIndexBusy is returned by RestoreIndex when a running command holds the
-// vector index suspended; that command rebuilds it when it ends.
 // EmbedError is a batch whose vectors the remote embedder did not give:
 // the batch is not written (its pages keep what they held), and a caller
 // can offer to import without vectors instead.
@@ -142,6 +140,8 @@ func (e *EmbedError) Error() string {
 
 func (e *EmbedError) Unwrap() error { return e.Err }
 
+// ErrIndexBusy is returned by RestoreIndex when a running command holds the
+// vector index suspended; that command rebuilds it when it ends.
 var ErrIndexBusy = errors.New("a running import holds the vector index suspended; it rebuilds the index when it ends")
 
 // RestoreIndex rebuilds the vector index when it is not ready and no running

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/pgbrain/pgbrain/internal/scrub"
 	"log"
 	"net"
 	"net/http"
@@ -19,6 +18,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/pgbrain/pgbrain/internal/events"
+	"github.com/pgbrain/pgbrain/internal/scrub"
 )
 
 // TokenVerifier maps a bearer token's secret to the token's name; ok is

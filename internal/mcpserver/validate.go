@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/pgbrain/pgbrain/internal/scrub"
 	"io"
 	"regexp"
 	"sort"
@@ -16,6 +15,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/pgbrain/pgbrain/internal/markdown"
+	"github.com/pgbrain/pgbrain/internal/scrub"
 	"github.com/pgbrain/pgbrain/internal/search"
 )
 

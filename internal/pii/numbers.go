@@ -111,6 +111,13 @@ func (n *numScan) rightBlocked(pos int) bool {
 		(n.query && c == '-' && n.wordAt(pos+1))
 }
 
+// numberJoined reports that the digits at [s, e) are joined by a dash or
+// dot to more digits on either side.
+func (n *numScan) numberJoined(s, e int) bool {
+	l, r := n.at(s-1), n.at(e)
+	return ((l == '-' || l == '.') && n.digitAt(s-2)) || ((r == '-' || r == '.') && n.digitAt(e+1))
+}
+
 // wordAt reports an ASCII letter or underscore at i.
 func (n *numScan) wordAt(i int) bool {
 	c := n.at(i)
@@ -172,7 +179,9 @@ func (n *numScan) card(i int) {
 	// A query's solid card number glued to words ("visa4111111111111111",
 	// "card:4242424242424242exp1227") is still one: a query has no
 	// product codes worth keeping at that length.
-	if l := n.size(i); n.query && l >= 13 && l <= 19 && luhn(t[g.s:g.e]) {
+	// (but not one that continues a longer number: a Go pseudo-version's
+	// "-20240115093005-" timestamp)
+	if l := n.size(i); n.query && l >= 13 && l <= 19 && luhn(t[g.s:g.e]) && !n.numberJoined(g.s, g.e) {
 		n.f.add(g.s, g.e, KindCard)
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // apiKeyRE matches vendor key formats with a fixed prefix; see apiKeyHints.
@@ -27,7 +28,8 @@ var apiKeyRE = regexp.MustCompile(`\b(?:` +
 var queryGluedKeyRE = regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{30,}` +
 	`|github_pat_[A-Za-z0-9_]{22,}` +
 	`|(?:sk|rk)_live_[A-Za-z0-9]{16,}` +
-	`|xox[abposr]-[A-Za-z0-9\-]{10,}` +
+	// (Slack's token types, their numeric team id first: "xoxo-gossip" is a word)
+	`|xox[abpsre]-[0-9]+-[A-Za-z0-9\-]{8,}` +
 	`|(?:AKIA|ASIA)[0-9A-Z]{16}` +
 	`|AIza[0-9A-Za-z_\-]{35}` +
 	`|glpat-[A-Za-z0-9_\-]{20,}`)
@@ -298,20 +300,26 @@ var queryCredentialRules = []struct {
 	// A password name glued to a prefix: libpq's PGPASSWORD, MYSQLPASSWORD.
 	{regexp.MustCompile(`\b[a-z0-9]+(?:password|passwd)["']?[ \t]*[:=][ \t]*(?:"([^"\r\n]+)"|'([^'\r\n]+)'|([^\s"',;]+))`), false, "passw",
 		anyValue},
-	// A long password option with its value as the next word (psql, docker
-	// login, mongosh: --password hunter2), not another option.
+	// A long password option with its value as the next word (docker
+	// login, mongosh, mysql: --password hunter2), not another option; the
+	// value looks like a password ("psql --password mydb" asks for one,
+	// its next word is the database, and "--pass through" is prose).
 	{regexp.MustCompile(`(?:^|[\s'"])--(?:password|passwd|pass)[ \t]+(?:'([^'\n]+)'|"([^"\n]+)"|([^\s"'-][^\s"']*))`), false, "--pass",
+		passwordShape},
+	// curl's and wget's user:password (-u, --user), the password after the
+	// colon; other commands' -u user:group ("docker run -u 1000:1000") is not one.
+	{regexp.MustCompile(`\b(?i:curl|wget)\b[^\n]*?(?:^|[\s'"])(?:-u|--user)(?:[ \t]+|=)['"]?[^\s:'"]*:([^\s'"]+)`), true, "-u",
 		anyValue},
-	// curl's and wget's user:password (-u, --user), the password after the colon.
-	{regexp.MustCompile(`(?:^|[\s'"])(?:-u|--user)(?:[ \t]+|=)['"]?[^\s:'"]*:([^\s'"]+)`), true, "-u",
-		anyValue},
-	// Other header schemes carrying a token (Django REST's "Token", "ApiKey").
+	// Other header schemes carrying a token (Django REST's "Token", "ApiKey"),
+	// the token shaped like one ("authorization: token based auth" is prose).
 	{regexp.MustCompile(`\bauthorization["']?[ \t]*:[ \t]*(?:token|apikey|api-key|key)[ \t]+([^\s"',;]+)`), false, "authorization",
-		anyValue},
+		func(_ string, _ int, v string) bool { return len(v) >= 8 && passwordShape("", 0, v) }},
 	// Password names of other languages, assigned with ':' or '=' (full
-	// width too): пароль, 密码, パスワード, Passwort, contraseña, senha, ...
-	{regexp.MustCompile(`(?i)(?:пароль|密码|密碼|パスワード|비밀번호|passwort|kennwort|contraseña|contrasena|mot de passe|senha|wachtwoord|hasło|haslo|şifre|sifre|parola)[ \t]*[:=：＝][ \t]*(?:"([^"\r\n]+)"|'([^'\r\n]+)'|([^\s"',;，。、]+))`), true, "ароль|密码|密碼|パスワード|비밀번호|passwort|kennwort|contrase|mot de passe|senha|wachtwoord|hasło|haslo|şifre|sifre|parola",
-		anyValue},
+	// width too): пароль, 密码, パスワード, Passwort, contraseña, senha, ...,
+	// the value holding a digit or a symbol: "Passwort: vergessen" and
+	// "密码：忘记了怎么办" ask how to reset one.
+	{regexp.MustCompile(`(?i)(?:пароль|密码|密碼|パスワード|비밀번호|passwort|kennwort|contraseña|contrasena|mot de passe|senha|wachtwoord|hasło|haslo|şifre|sifre)[ \t]*[:=：＝][ \t]*(?:"([^"\r\n]+)"|'([^'\r\n]+)'|([^\s"',;，。、]+))`), true, "ароль|密码|密碼|パスワード|비밀번호|passwort|kennwort|contrase|mot de passe|senha|wachtwoord|hasło|haslo|şifre|sifre",
+		passwordShape},
 	// Slack incoming webhooks: the URL is the credential.
 	{regexp.MustCompile(`\bhooks\.slack\.com/services/([a-z0-9]+/[a-z0-9]+/[a-z0-9]+)`), false, "hooks.slack.com",
 		anyValue},
@@ -347,6 +355,13 @@ func awsSecretBesideKeyID(lower string, _ int, v string) bool {
 		return false
 	}
 	return strings.ContainsAny(v, "/+") || hasUpper(v) && strings.ToUpper(v) != v
+}
+
+// passwordShape is a value that looks like a password rather than a
+// word: not a placeholder, and holding a digit or a character that is no
+// letter.
+func passwordShape(_ string, _ int, v string) bool {
+	return !notAValue(v) && strings.ContainsFunc(v, func(r rune) bool { return !unicode.IsLetter(r) })
 }
 
 // anyValue is any value but a placeholder.

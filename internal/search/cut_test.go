@@ -333,4 +333,30 @@ func TestUnknownWordDoesNotEmptyTheAnswer(t *testing.T) {
 			t.Errorf("%q: %d rows, want 10 (40 chunks hold golang)", q, n)
 		}
 	}
+	// Both live words past 5 x the budget: the rarest live term decides
+	// that the strict AND finds the candidates (bounded: at most the
+	// budget), whatever the unknown word's frequency of 0; counted from the
+	// unknown word, the common one's posting list was cut by ts_rank and
+	// the strict AND's chunks scored on top of it.
+	if _, err := b.Pool.Exec(c, `
+		WITH p AS (
+			INSERT INTO brain.pages (slug, title, body, content_hash)
+			SELECT 'wide/p' || i, 'Wide ' || i, 'x', repeat('1', 64) FROM generate_series(1, 120) i
+			RETURNING id)
+		INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text)
+		SELECT p.id, 0, 'compiled_truth',
+		       CASE WHEN p.id % 2 = 0 THEN 'alphawide ' ELSE 'betawide ' END || CASE WHEN p.id % 10 = 0 THEN 'alphawide betawide ' ELSE '' END ||
+		       repeat('filler ', 1 + (p.id % 7)::int)
+		FROM p;
+		ANALYZE brain.chunks;`); err != nil {
+		t.Fatalf("generating chunks: %v", err)
+	}
+	var candidates, rows int
+	if err := b.Pool.QueryRow(c, `SELECT (meta ->> 'candidates')::int, (SELECT count(*) FROM brain.keyword_scan($1, 10) k WHERE k.chunk_id IS NOT NULL)
+		FROM brain.keyword_scan($1, 10) WHERE chunk_id IS NULL`, "qwxzyunknown alphawide betawide").Scan(&candidates, &rows); err != nil {
+		t.Fatal(err)
+	}
+	if candidates > 10 || rows != 10 {
+		t.Errorf("unknown word and two words past 5 x the budget: %d candidates, %d rows; want at most the budget of 10 and a full answer", candidates, rows)
+	}
 }
