@@ -1,9 +1,11 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -66,6 +68,7 @@ type HTTPOptions struct {
 func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: opts.JSONResponse})
+	h = scrubRefusals(h)
 	h = limitRate(h, opts.Rate, opts.Burst)
 	if opts.Tokens != nil {
 		verify := func(ctx context.Context, secret string, _ *http.Request) (*auth.TokenInfo, error) {
@@ -84,6 +87,61 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	}
 	return checkOrigin(h, opts.AllowedOrigins, opts.AllowedHosts)
 }
+
+// scrubRefusals scrubs the body of the SDK's HTTP refusals (4xx and 5xx:
+// "JSON RPC not handled: <the method sent>"), which quote what the client
+// sent; answers with a 2xx status, streams included, pass untouched.
+func scrubRefusals(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rw := &refusalWriter{ResponseWriter: w}
+		h.ServeHTTP(rw, r)
+		if rw.held {
+			body := scrub.Message(rw.body.String())
+			w.Header().Del("Content-Length")
+			w.WriteHeader(rw.code)
+			io.WriteString(w, body)
+		}
+	})
+}
+
+// refusalWriter holds back the body of a response whose status is 400 or
+// more until the handler is done.
+type refusalWriter struct {
+	http.ResponseWriter
+	code int
+	held bool
+	body bytes.Buffer
+}
+
+func (w *refusalWriter) WriteHeader(code int) {
+	if w.code != 0 {
+		return
+	}
+	w.code = code
+	if code >= 400 {
+		w.held = true
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *refusalWriter) Write(p []byte) (int, error) {
+	if w.code == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.held {
+		return w.body.Write(p)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *refusalWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok && !w.held {
+		f.Flush()
+	}
+}
+
+func (w *refusalWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // Failed authentications a client address may make: FailRate a second on
 // average, FailBurst at once; past that its requests get 429 before any

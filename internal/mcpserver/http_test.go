@@ -435,3 +435,42 @@ func TestHTTPFailedAuthenticationsAreLimited(t *testing.T) {
 			unauthorized, limited, elapsed.Round(time.Millisecond), mcpserver.FailBurst, allowed, mcpserver.FailBurst, mcpserver.FailRate, workers)
 	}
 }
+
+// The SDK's HTTP refusals quote what the client sent ("JSON RPC not
+// handled: <method>"): their bodies are scrubbed; a good answer is not
+// touched.
+func TestHTTPRefusalsAreScrubbed(t *testing.T) {
+	t.Parallel()
+	b := dbtest.Open(t)
+	ctx := context.Background()
+	good, err := tokens.Create(ctx, b.Pool, "agent-a", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := startHTTP(t, b, mcpserver.HTTPOptions{Tokens: dbTokens{b.Pool}}, nil)
+	const token = "ghp_MeThOd7kQ2mZx9LwP4vB8nT3yH6jD1sF5aG0c"
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"password=MethodPw_22 ` + token + `"}`,
+		`{"jsonrpc":"2.0","method":"password=MethodPw_22 ` + token + `"}`,
+	} {
+		req, err := http.NewRequest(http.MethodPost, h.url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+good)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.Contains(string(answer), token) || strings.Contains(string(answer), "MethodPw_22") {
+			t.Errorf("status %d, body %q repeats the secrets", resp.StatusCode, answer)
+		}
+	}
+	if code, _, answer := post(t, h.url, map[string]string{"Authorization": "Bearer " + good}); code != http.StatusOK || !strings.Contains(answer, `"result"`) {
+		t.Errorf("ping: %d %q", code, answer)
+	}
+}
