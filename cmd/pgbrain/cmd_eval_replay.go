@@ -41,6 +41,9 @@ func evalReplayCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			if len(f.Rows) == 0 {
+				return fmt.Errorf("eval replay: %s holds no captured rows: replay an 'eval export' of captured traffic (capture must be on) or a 'bench publish' baseline", c.String("against"))
+			}
 			return withBrain(c, brain.RoleReader, func(ctx context.Context, b *brain.Brain) error {
 				s, err := searcherFor(b)
 				if err != nil {
@@ -61,9 +64,20 @@ func evalReplayCommand() *cli.Command {
 				}
 				rep, err := replay.Run(ctx, s, f.Rows, replay.Options{Limit: c.Int("limit"), Progress: prog})
 				if err != nil {
-					return err
+					return fmt.Errorf("eval replay: %w", err)
 				}
 				reportUsage(c.App.ErrWriter, meter)
+				// Rows that cannot be searched today (a query the search
+				// refuses) are listed as errored and the rest compared; when
+				// every row that was tried errored, nothing was compared:
+				// printed as usual, then a failure. (A database that stops
+				// answering ends the replay above.)
+				incomplete := func() error {
+					if rep.Summary.RowsErrored == 0 || rep.Summary.RowsReplayed > 0 {
+						return nil
+					}
+					return cli.Exit(fmt.Sprintf("eval replay: all %d rows tried errored, so nothing was compared (see the errors listed)", rep.Summary.RowsErrored), 1)
+				}
 				if asJSON {
 					out := struct {
 						SchemaVersion int             `json:"schema_version"`
@@ -77,9 +91,15 @@ func evalReplayCommand() *cli.Command {
 							out.Results = []replay.Result{}
 						}
 					}
-					return writeJSON(c.App.Writer, out)
+					if err := writeJSON(c.App.Writer, out); err != nil {
+						return err
+					}
+					return incomplete()
 				}
-				return printReplay(c.App.Writer, rep, c.Int("top-regressions"), c.Bool("verbose"))
+				if err := printReplay(c.App.Writer, rep, c.Int("top-regressions"), c.Bool("verbose")); err != nil {
+					return err
+				}
+				return incomplete()
 			})
 		},
 	}
@@ -95,9 +115,14 @@ func printReplay(w io.Writer, rep replay.Report, top int, verbose bool) error {
 	fmt.Fprintf(&b, "Rows over 2× latency: %d\n", s.RowsOver2xLatency)
 	regs := replay.TopRegressions(rep.Results, top)
 	if top > 0 {
-		if len(regs) == 0 {
+		switch {
+		case s.RowsReplayed == 0:
+			fmt.Fprintln(&b, "Nothing was replayed, so nothing was compared.")
+		case len(regs) == 0 && s.RowsErrored > 0:
+			fmt.Fprintf(&b, "No regressions among the %d replayed queries; %d errored and were not compared.\n", s.RowsReplayed, s.RowsErrored)
+		case len(regs) == 0:
 			fmt.Fprintln(&b, "No regressions: every replayed query returned the same set and top result.")
-		} else {
+		default:
 			fmt.Fprintf(&b, "Top %d regression(s):\n", len(regs))
 			for _, r := range regs {
 				fmt.Fprintf(&b, "  jaccard=%.2f captured=%d current=%d %q\n", *r.Jaccard, r.CapturedCount, r.CurrentCount, clip(r.Query, 80))

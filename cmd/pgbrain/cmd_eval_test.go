@@ -1452,3 +1452,21 @@ func linesWithPrefix(s, prefix string) []string {
 	}
 	return out
 }
+
+// A file with no rows, and a replay whose every row errored, compare
+// nothing: exit 1, and no "No regressions" verdict.
+func TestEvalReplayThatComparesNothingFails(t *testing.T) {
+	t.Parallel()
+	b := tinyBrain(t)
+	empty := filepath.Join(t.TempDir(), "empty.ndjson")
+	writeFile(t, empty, "\n\n")
+	if _, errOut, code := pgbrain(t, b.url, "", "--home", b.home, "eval", "replay", "--against", empty); code != 1 || !strings.Contains(errOut, "holds no captured rows") {
+		t.Errorf("replay of an empty file: exit %d, stderr %q", code, errOut)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.ndjson")
+	writeFile(t, bad, ndjson(exportRow{ID: 1, Tool: "search", Query: "nul\x00one", CreatedAt: "2025-01-01T00:00:00.000000Z"}))
+	out, errOut, code := pgbrain(t, b.url, "", "--home", b.home, "eval", "replay", "--against", bad)
+	if code != 1 || strings.Contains(out, "No regressions") || !strings.Contains(out, "Nothing was replayed") || !strings.Contains(errOut, "nothing was compared") {
+		t.Errorf("replay whose only row errors: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

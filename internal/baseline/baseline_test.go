@@ -39,12 +39,22 @@ func TestReadRefuses(t *testing.T) {
 		{"meta v2", `{"schema_version":2,"_kind":"baseline_metadata","row_count":0}`, "x.ndjson:1: baseline schema_version 2"},
 		{"meta kind", `{"schema_version":1,"_kind":"other"}`, "not a pgbrain baseline"},
 		{"row count", `{"schema_version":1,"_kind":"baseline_metadata","row_count":2}` + "\n" + `{"schema_version":1,"tool_name":"query","query":"x"}`, "says 2 rows but the file holds 1"},
+		// refused as it is read, not parsed
+		{"long line", `{"schema_version":1,"tool_name":"search","query":"` + strings.Repeat("a", MaxLineBytes) + `"}`, "x.ndjson:1: the line is over 4 MiB"},
 	}
 	for _, c := range cases {
 		_, err := Read("x.ndjson", strings.NewReader(c.data))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
 		}
+	}
+}
+
+// A byte order mark before the first line is skipped.
+func TestReadSkipsAByteOrderMark(t *testing.T) {
+	f, err := Read("x.ndjson", strings.NewReader("\xef\xbb\xbf"+`{"schema_version":1,"tool_name":"query","query":"x"}`+"\n"))
+	if err != nil || len(f.Rows) != 1 {
+		t.Fatalf("Read with a BOM: %+v %v", f, err)
 	}
 }
 

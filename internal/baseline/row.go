@@ -60,15 +60,28 @@ func ReadFile(path string) (*File, error) {
 	return Read(path, f)
 }
 
+// MaxLineBytes bounds one line of an export or baseline: a row holds a
+// query of at most 51,200 characters and at most 1,000 slugs and chunk
+// ids, well under it, so a longer line is refused as it is read, in
+// bounded memory, instead of being parsed.
+const MaxLineBytes = 4 << 20
+
 // Read parses an export or baseline stream named name. Blank lines are
-// ignored; any row whose schema_version is not 1 is refused.
+// ignored; any row whose schema_version is not 1 is refused; a UTF-8 byte
+// order mark before the first line is skipped.
 func Read(name string, r io.Reader) (*File, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	out := &File{Name: name}
 	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
+		b, err := readLine(br)
+		if errors.Is(err, errLongLine) {
+			return nil, fmt.Errorf("%s:%d: the line is over %d MiB, far more than a captured row holds: this is not an export or baseline file, or it was damaged", name, line, MaxLineBytes>>20)
+		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s:%d: reading: %w", name, line, err)
+		}
+		if line == 1 {
+			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
 		}
 		trimmed := bytes.TrimSpace(b)
 		if len(trimmed) > 0 {
@@ -95,6 +108,24 @@ func Read(name string, r io.Reader) (*File, error) {
 		return nil, fmt.Errorf("%s: the metadata says %d rows but the file holds %d: the file was truncated or edited; publish it again", name, out.Meta.RowCount, len(out.Rows))
 	}
 	return out, nil
+}
+
+var errLongLine = errors.New("line too long")
+
+// readLine is ReadBytes('\n') that gives up, with errLongLine, past
+// MaxLineBytes.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var out []byte
+	for {
+		part, err := br.ReadSlice('\n')
+		if len(out)+len(part) > MaxLineBytes {
+			return nil, errLongLine
+		}
+		out = append(out, part...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return out, err
+		}
+	}
 }
 
 func isMetadata(line []byte) bool {

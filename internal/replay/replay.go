@@ -5,8 +5,14 @@ package replay
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"sort"
 	"strings"
+	"syscall"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgbrain/pgbrain/internal/baseline"
 	"github.com/pgbrain/pgbrain/internal/eval"
@@ -152,7 +158,10 @@ func Select(rows []baseline.Row, limit int) []baseline.Row {
 
 // Run replays rows. A row with an empty query is skipped with a reason; a
 // row whose search fails is counted as errored with its message, and the
-// run goes on. Only a cancelled context stops it early.
+// run goes on, unless the database cannot be reached: then the rows after
+// it would only fail the same way, and Run stops with an error naming the
+// line (what was replayed so far is in the report). A cancelled context
+// stops it too.
 func Run(ctx context.Context, s Searcher, rows []baseline.Row, o Options) (Report, error) {
 	rows = Select(rows, o.Limit)
 	rep := Report{Results: make([]Result, 0, len(rows))}
@@ -163,9 +172,12 @@ func Run(ctx context.Context, s Searcher, rows []baseline.Row, o Options) (Repor
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
-		res := replayRow(ctx, s, row)
+		res, rerr := replayRow(ctx, s, row)
 		if err := ctx.Err(); err != nil {
 			return rep, err
+		}
+		if unreachable(rerr) {
+			return rep, fmt.Errorf("replaying line %d: the database cannot be reached (%w): start it, or check --database-url, and replay again", row.Line, rerr)
 		}
 		switch res.Status {
 		case Skipped:
@@ -200,7 +212,15 @@ func Run(ctx context.Context, s Searcher, rows []baseline.Row, o Options) (Repor
 	return rep, nil
 }
 
-func replayRow(ctx context.Context, s Searcher, row baseline.Row) Result {
+// unreachable reports an error that says the database is gone, not that
+// one query failed.
+func unreachable(err error) bool {
+	var ce *pgconn.ConnectError
+	return err != nil && (errors.As(err, &ce) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || pgconn.Timeout(err) && errors.Is(err, context.DeadlineExceeded) && false)
+}
+
+func replayRow(ctx context.Context, s Searcher, row baseline.Row) (Result, error) {
 	captured := dedup(row.RetrievedSlugs)
 	res := Result{
 		ID: row.ID, Line: row.Line, ToolName: row.ToolName, Query: row.Query,
@@ -209,13 +229,13 @@ func replayRow(ctx context.Context, s Searcher, row baseline.Row) Result {
 	}
 	if strings.TrimSpace(row.Query) == "" {
 		res.Status, res.Reason = Skipped, "empty query"
-		return res
+		return res, nil
 	}
 	// Capture scrubbed personal data out of the query: the text left is not
 	// what was searched, so its results cannot be compared with the row's.
 	if strings.Contains(row.Query, scrub.Redacted) {
 		res.Status, res.Reason = Skipped, RedactedReason
-		return res
+		return res, nil
 	}
 	k := max(len(row.RetrievedChunkIDs), len(captured))
 	if k == 0 {
@@ -243,7 +263,7 @@ func replayRow(ctx context.Context, s Searcher, row baseline.Row) Result {
 	}
 	if err != nil {
 		res.Status, res.ErrorMessage = Errored, err.Error()
-		return res
+		return res, err
 	}
 	for _, r := range resp.Results {
 		res.CurrentSlugs = append(res.CurrentSlugs, r.Slug)
@@ -260,7 +280,7 @@ func replayRow(ctx context.Context, s Searcher, row baseline.Row) Result {
 	res.CurrentLatencyMS = resp.Meta.LatencyMS
 	res.LatencyDeltaMS = res.CurrentLatencyMS - res.CapturedLatencyMS
 	res.Over2xLatency = res.CapturedLatencyMS > 0 && res.CurrentLatencyMS > 2*res.CapturedLatencyMS
-	return res
+	return res, nil
 }
 
 func first(s []string) string {

@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pgbrain/pgbrain/internal/baseline"
 	"github.com/pgbrain/pgbrain/internal/dbtest"
@@ -118,5 +121,35 @@ func TestReplayEmptySetsAgree(t *testing.T) {
 	}
 	if r := rep.Results[0]; r.Status != Replayed || *r.Jaccard != 1 || !*r.Top1Match {
 		t.Errorf("two empty sets = %+v, want Jaccard 1 and top-1 match", r)
+	}
+}
+
+// A database that cannot be reached ends the replay at the first row that
+// finds it gone, naming the line, instead of counting every later row as
+// errored and reporting a comparison of nothing.
+func TestReplayStopsWhenTheDatabaseIsGone(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	pool, err := pgxpool.New(ctx, fmt.Sprintf("postgres://nobody@%s/none?connect_timeout=5", addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	rows := []baseline.Row{
+		row(t, `{"schema_version":1,"id":1,"tool_name":"search","query":"alpha","created_at":"2025-01-02T00:00:00Z","retrieved_slugs":[]}`),
+		row(t, `{"schema_version":1,"id":2,"tool_name":"search","query":"beta","created_at":"2025-01-01T00:00:00Z","retrieved_slugs":[]}`),
+	}
+	rep, err := Run(ctx, DB{Q: pool}, rows, Options{})
+	if err == nil || !strings.Contains(err.Error(), "the database cannot be reached") || !strings.Contains(err.Error(), "line") {
+		t.Fatalf("Run against a server that is not there: %v, want it to stop naming the line", err)
+	}
+	if rep.Summary.RowsErrored != 0 || len(rep.Results) != 0 {
+		t.Errorf("report %+v: the failed row is the error, not an errored row", rep.Summary)
 	}
 }
