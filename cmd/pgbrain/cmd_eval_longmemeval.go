@@ -34,6 +34,7 @@ func evalLongMemEvalCommand() *cli.Command {
 			&cli.IntFlag{Name: "top-k", Value: 10, Usage: "retrieval depth"},
 			&cli.StringFlag{Name: "output", Usage: "write the JSONL here instead of stdout"},
 			&cli.StringFlag{Name: "resume-from", Usage: "skip questions already in this earlier output (may be the --output file)"},
+			&cli.BoolFlag{Name: "force", Usage: "replace an --output file that exists (without --resume-from naming it)"},
 			&cli.BoolFlag{Name: "by-type", Usage: "end with a by_type_summary line of recall per question_type"},
 			&cli.Float64Flag{Name: "by-type-floor", Usage: "exit 1 when any question_type's recall_any rate is below F (implies --by-type)"},
 			&cli.BoolFlag{Name: "expansion", Usage: "query expansion: the chat model proposes rephrasings of each question, searched and fused with it (cached in the brain; off by default, see docs/retrieval.md)"},
@@ -153,10 +154,36 @@ func evalLongMemEval(c *cli.Context) (err error) {
 		fmt.Fprintf(c.App.ErrWriter, "pgbrain: %d question(s) in %s list a session more than once with the same turns (LongMemEval_S has 13); each such session is imported once, with its first date\n", n, dataset)
 	}
 	outPath, resume := c.String("output"), c.String("resume-from")
+	if outPath != "" && !c.Bool("force") && !(resume != "" && sameFile(outPath, resume)) {
+		// Earlier results (answers a model was paid for) are not replaced
+		// by accident.
+		if fi, err := os.Stat(outPath); err == nil && fi.Size() > 0 {
+			return usageError("eval longmemeval: --output %s exists (%d bytes): pass --resume-from %s to continue it, --force to replace it, or name another file", outPath, fi.Size(), outPath)
+		}
+	}
 	var prior []longmemeval.Row
 	if resume != "" {
 		if prior, err = longmemeval.ReadResults(resume); err != nil {
 			return err
+		}
+		// Rows of other questions (another dataset's file) would be
+		// counted in the summary: left out, and said.
+		ids := make(map[string]bool, qs.Len())
+		for i := 0; i < qs.Len(); i++ {
+			ids[qs.ID(i)] = true
+		}
+		kept := prior[:0]
+		var foreign []string
+		for _, r := range prior {
+			if ids[r.QuestionID] {
+				kept = append(kept, r)
+			} else {
+				foreign = append(foreign, r.QuestionID)
+			}
+		}
+		prior = kept
+		if len(foreign) > 0 {
+			fmt.Fprintf(c.App.ErrWriter, "pgbrain: note: %d row(s) of %s are not questions of %s (first: %q): left out of the output and the summary\n", len(foreign), resume, dataset, foreign[0])
 		}
 	}
 	st, err := openLongMemEvalScratch(c, expander)

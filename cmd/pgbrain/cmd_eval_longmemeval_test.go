@@ -180,6 +180,25 @@ func TestEvalLongMemEvalRunAndResume(t *testing.T) {
 	}
 	lmeCheckOutput(t, lmeRead(t, half), "q-001", "q-002", "q-003_abs", "q-004")
 
+	// An --output that exists is not replaced without --force; a row of
+	// another dataset in --resume-from is left out and named.
+	if _, errOut, code := pgbrain(t, url, "", "eval", "longmemeval", lmeFixture, "--retrieval-only", "--output", full); code != 2 || !strings.Contains(errOut, "exists") {
+		t.Errorf("--output over an existing file: exit %d, %q; want a usage error", code, errOut)
+	}
+	mixed := filepath.Join(dir, "mixed.jsonl")
+	foreign := strings.Replace(firstTwo[0], `"q-001"`, `"zzz-foreign"`, 1)
+	if err := os.WriteFile(mixed, []byte(firstTwo[0]+foreign), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out2 := filepath.Join(dir, "out2.jsonl")
+	if _, errOut, code := pgbrain(t, url, "", "eval", "longmemeval", lmeFixture, "--retrieval-only", "--top-k", "5", "--by-type",
+		"--resume-from", mixed, "--output", out2); code != 0 || !strings.Contains(errOut, `not questions of`) {
+		t.Fatalf("resume with a foreign row: exit %d: %s", code, errOut)
+	}
+	if rows := lmeRead(t, out2); rows[len(rows)-1].Aggregate != got[4].Aggregate {
+		t.Errorf("summary with a foreign row resumed: %+v, want %+v", rows[len(rows)-1].Aggregate, got[4].Aggregate)
+	}
+
 	after := lmeBrainState(t, url)
 	for k, v := range before {
 		if after[k] != v {
