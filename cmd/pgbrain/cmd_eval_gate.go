@@ -138,6 +138,15 @@ func evalGate(c *cli.Context) error {
 			cor = &g
 		}
 		v := eval.Decide(reg, cor)
+		// The verdict first: a JUnit file that cannot be written (a full
+		// disk) must not take the report with it.
+		if asJSON {
+			if err := writeJSON(c.App.Writer, v); err != nil {
+				return err
+			}
+		} else if err := printGate(c.App.Writer, v); err != nil {
+			return err
+		}
 		if path := c.String("junit"); path != "" {
 			var buf bytes.Buffer
 			if err := eval.WriteJUnit(&buf, v); err != nil {
@@ -146,13 +155,6 @@ func evalGate(c *cli.Context) error {
 			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 				return fmt.Errorf("writing the JUnit report: %w", err)
 			}
-		}
-		if asJSON {
-			if err := writeJSON(c.App.Writer, v); err != nil {
-				return err
-			}
-		} else if err := printGate(c.App.Writer, v); err != nil {
-			return err
 		}
 		if !v.Passed() {
 			return cli.Exit("", 1)

@@ -490,6 +490,14 @@ func TestEvalLoopCaptureToGate(t *testing.T) {
 	}
 	checkBreaches(t, g.Regression.Breaches)
 
+	// A JUnit file that cannot be written does not take the verdict with it.
+	if _, err := os.Stat("/dev/full"); err == nil {
+		out, errOut, code := b.run(append(append([]string{"eval", "gate", "--baseline", basePath, "--junit", "/dev/full"}, noLatency...), anyQrels...)...)
+		if code != 1 || !strings.Contains(out, "Regression gate") || !strings.Contains(errOut, "writing the JUnit report") {
+			t.Errorf("--junit /dev/full: exit %d, stdout %q, stderr %q; want the verdict printed and the write failure named", code, out, errOut)
+		}
+	}
+
 	// The JUnit report holds a failure for each breach, and only those.
 	rep := readJUnit(t, junit)
 	if len(rep.Suites) != 2 || rep.Suites[0].Name != "regression_gate" || rep.Suites[1].Name != "correctness_gate" ||
