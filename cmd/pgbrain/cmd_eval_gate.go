@@ -130,6 +130,9 @@ func evalGate(c *cli.Context) error {
 		}
 		var cor *eval.CorrectnessGate
 		if qrels != nil {
+			if err := noteMissingJudged(ctx, c.App.ErrWriter, b, qrels); err != nil {
+				return err
+			}
 			rep, err := eval.Run(ctx, dbSearcher{s}, qrels, k, progressLine(c, !asJSON))
 			if err != nil {
 				return err

@@ -40,6 +40,9 @@ func evalQrelsCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
+				if err := noteMissingJudged(ctx, c.App.ErrWriter, b, q); err != nil {
+					return err
+				}
 				rep, err := eval.Run(ctx, dbSearcher{s}, q, k, progressLine(c, !c.Bool("json")))
 				if err != nil {
 					return err

@@ -1478,3 +1478,30 @@ func TestEvalReplayThatComparesNothingFails(t *testing.T) {
 		t.Errorf("replay whose only row errors: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+// Judged pages the brain does not hold are named once on stderr, by qrels
+// and gate alike; the scores are as before (they count as misses).
+func TestEvalQrelsNamesJudgedPagesNotInTheBrain(t *testing.T) {
+	t.Parallel()
+	b := tinyBrain(t)
+	path := filepath.Join(t.TempDir(), "q.json")
+	writeFile(t, path, `{"schema_version":1,"queries":[{"query_id":"a","query":"alice","relevant_slugs":["people/alice"]},
+		{"query_id":"b","query":"widgets","relevant_slugs":["Companies/Widget-Co","nope/missing"]}]}`)
+	for _, args := range [][]string{{"eval", "qrels", path}, {"eval", "gate", "--qrels", path}} {
+		_, errOut, _ := b.run(args...)
+		if !strings.Contains(errOut, "2 of the 3 pages "+path+" judges relevant are not in this brain (first: default:Companies/Widget-Co)") {
+			t.Errorf("%v: stderr %q, want the two missing pages counted and the first named", args, errOut)
+		}
+	}
+	if _, errOut, _ := b.run("eval", "qrels", sampleQrelsFor(t, b)); strings.Contains(errOut, "not in this brain") {
+		t.Errorf("qrels of pages the brain holds: stderr %q", errOut)
+	}
+}
+
+// sampleQrelsFor is a qrels file judging one page the tiny brain holds.
+func sampleQrelsFor(t *testing.T, b *cliBrain) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "ok.json")
+	writeFile(t, path, `{"schema_version":1,"queries":[{"query_id":"a","query":"alice","relevant_slugs":["people/alice"]}]}`)
+	return path
+}
