@@ -96,10 +96,18 @@ func CheckHeader(line []byte) error {
 	return nil
 }
 
-// Check validates a decoded row's enumerated fields.
+// Check validates a decoded row's enumerated fields and its capture time.
 func (r Row) Check() error {
 	if r.Detail != nil && !validDetail(*r.Detail) {
 		return fmt.Errorf("\"detail\" %q is not low, medium, high or null", *r.Detail)
+	}
+	if r.DetailResolved != nil && !validDetail(*r.DetailResolved) {
+		return fmt.Errorf("\"detail_resolved\" %q is not low, medium, high or null", *r.DetailResolved)
+	}
+	if r.CreatedAt != "" {
+		if _, err := time.Parse(time.RFC3339Nano, r.CreatedAt); err != nil {
+			return fmt.Errorf("\"created_at\" %q is not an RFC 3339 time (2025-01-02T03:04:05.000000Z)", r.CreatedAt)
+		}
 	}
 	return nil
 }

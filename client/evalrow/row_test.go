@@ -126,6 +126,8 @@ func TestParseRefusesWhatIsNotAV1Row(t *testing.T) {
 		{`{"schema_version":1,"tool_name":"search"}`, `missing "query"`},
 		{`{"schema_version":1,"tool_name":"query","query":"q","latency_ms":"slow"}`, "a field has the wrong type"},
 		{`{"schema_version":1,"tool_name":"query","query":"q","detail":"max"}`, `"detail" "max" is not low, medium, high or null`},
+		{`{"schema_version":1,"tool_name":"query","query":"q","detail_resolved":"ultra"}`, `"detail_resolved" "ultra" is not low, medium, high or null`},
+		{`{"schema_version":1,"tool_name":"query","query":"q","created_at":"not-a-time"}`, `"created_at" "not-a-time" is not an RFC 3339 time`},
 	} {
 		_, err := evalrow.Parse([]byte(tc.line))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
