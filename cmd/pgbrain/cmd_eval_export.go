@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -22,7 +24,7 @@ func evalExportCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "since", Usage: "a duration (90s, 15m, 24h, 7d, 2w) or an RFC 3339 time, e.g. the previous run's window end (inclusive)"},
 			&cli.StringFlag{Name: "until", Usage: "an RFC 3339 time (exclusive); default: the latest safe window end"},
-			&cli.Int64Flag{Name: "limit", Usage: "at most N rows, newest first (default: all rows)"},
+			&cli.Int64Flag{Name: "limit", Usage: "at most N rows, newest first (0: all rows)"},
 			&cli.StringFlag{Name: "tool", Usage: "only rows captured from query or search"},
 		},
 		Action: func(c *cli.Context) error {
@@ -71,6 +73,9 @@ func evalExportCommand() *cli.Command {
 				}()
 				sum, err := export.Export(ctx, b.Pool, c.App.Writer, opts)
 				close(done)
+				if errors.Is(err, export.ErrWindow) {
+					return usageError("eval export: %s", strings.TrimPrefix(err.Error(), export.ErrWindow.Error()+": "))
+				}
 				if err != nil {
 					return err
 				}

@@ -1505,3 +1505,19 @@ func sampleQrelsFor(t *testing.T, b *cliBrain) string {
 	writeFile(t, path, `{"schema_version":1,"queries":[{"query_id":"a","query":"alice","relevant_slugs":["people/alice"]}]}`)
 	return path
 }
+
+// A window that cannot hold rows is a usage error (status 2), named as
+// eval export's.
+func TestEvalExportWindowMistakesAreUsageErrors(t *testing.T) {
+	t.Parallel()
+	b := tinyBrain(t)
+	for _, args := range [][]string{
+		{"--since", "2026-01-02T00:00:00Z", "--until", "2026-01-01T00:00:00Z"},
+		{"--since", "2999-01-01T00:00:00Z"},
+	} {
+		_, errOut, code := b.run(append([]string{"eval", "export"}, args...)...)
+		if code != 2 || !strings.Contains(errOut, "pgbrain: eval export: --") {
+			t.Errorf("eval export %v: exit %d, stderr %q; want a usage error naming the flag", args, code, errOut)
+		}
+	}
+}

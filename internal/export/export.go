@@ -12,12 +12,17 @@ package export
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 )
+
+// ErrWindow marks a --since/--until window that cannot hold rows (a start
+// in the future, an end before the start): a usage mistake, not a failure.
+var ErrWindow = errors.New("the export window cannot hold rows")
 
 // Tools that capture rows.
 var Tools = []string{"query", "search"}
@@ -72,12 +77,12 @@ func Export(ctx context.Context, db DB, w io.Writer, opts Options) (Summary, err
 		// A start the server's clock has not reached would become the end
 		// printed for the next run, claiming rows not yet written.
 		if sum.WindowStart.After(serverNow) {
-			return sum, fmt.Errorf("--since %s is later than the server's clock (%s): pass the window end a previous export printed, or an earlier time",
-				sum.WindowStart.UTC().Format(TimeLayout), serverNow.UTC().Format(TimeLayout))
+			return sum, fmt.Errorf("%w: --since %s is later than the server's clock (%s): pass the window end a previous export printed, or an earlier time",
+				ErrWindow, sum.WindowStart.UTC().Format(TimeLayout), serverNow.UTC().Format(TimeLayout))
 		}
 		if !opts.Until.IsZero() && opts.Until.Before(sum.WindowStart) {
-			return sum, fmt.Errorf("--until %s is before --since %s: the window would be empty; give an --until after --since",
-				opts.Until.UTC().Format(TimeLayout), sum.WindowStart.UTC().Format(TimeLayout))
+			return sum, fmt.Errorf("%w: --until %s is before --since %s: the window would be empty; give an --until after --since",
+				ErrWindow, opts.Until.UTC().Format(TimeLayout), sum.WindowStart.UTC().Format(TimeLayout))
 		}
 		// A transaction that began before the previous window's end but
 		// took its id after it bounds this end to its start, which can fall
