@@ -116,6 +116,9 @@ func evalGate(c *cli.Context) error {
 			if err != nil {
 				return err
 			}
+			if err := noteForeignBaseline(ctx, c.App.ErrWriter, b, basePath, base.Rows); err != nil {
+				return err
+			}
 			rep, err := replay.Run(ctx, s, base.Rows, replay.Options{Progress: progressLine(c, !asJSON)})
 			if err != nil {
 				return err

@@ -62,6 +62,9 @@ func evalReplayCommand() *cli.Command {
 					}
 					fmt.Fprintf(c.App.ErrWriter, "Replaying %d captured queries...\n", n)
 				}
+				if err := noteForeignBaseline(ctx, c.App.ErrWriter, b, c.String("against"), replay.Select(f.Rows, c.Int("limit"))); err != nil {
+					return err
+				}
 				rep, err := replay.Run(ctx, s, f.Rows, replay.Options{Limit: c.Int("limit"), Progress: prog})
 				if err != nil {
 					return fmt.Errorf("eval replay: %w", err)

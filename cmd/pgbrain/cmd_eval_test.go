@@ -1521,3 +1521,15 @@ func TestEvalExportWindowMistakesAreUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// A file whose rows retrieved only pages this brain does not hold was
+// captured from another brain: replay and gate say so.
+func TestEvalReplayNamesAForeignFile(t *testing.T) {
+	t.Parallel()
+	b := tinyBrain(t)
+	path := filepath.Join(t.TempDir(), "other.ndjson")
+	writeFile(t, path, ndjson(exportRow{ID: 1, Tool: "search", Query: "widget", Slugs: []string{"elsewhere/a", "elsewhere/b"}, LatencyMS: 1, CreatedAt: "2025-01-01T00:00:00.000000Z"}))
+	if _, errOut, _ := b.run("eval", "replay", "--against", path); !strings.Contains(errOut, "none of the 2 pages the rows of "+path+" retrieved is in this brain") {
+		t.Errorf("replay of another brain's file: stderr %q", errOut)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/pgbrain/pgbrain/internal/baseline"
 	"github.com/pgbrain/pgbrain/internal/brain"
 	"github.com/pgbrain/pgbrain/internal/eval"
 )
@@ -42,6 +43,33 @@ func noteMissingJudged(ctx context.Context, w io.Writer, b *brain.Brain, q *eval
 	if missing > 0 && first != nil {
 		fmt.Fprintf(w, "pgbrain: note: %d of the %d pages %s judges relevant are not in this brain (first: %s): they can only count as misses; check the slugs and sources ('pgbrain list'), or the brain\n",
 			missing, len(slugs), q.Name, *first)
+	}
+	return nil
+}
+
+// noteForeignBaseline says, on w, when none of the pages a captured file's
+// rows retrieved is in this brain: every row then scores 0, which reads as
+// a regression but means the file was captured from another brain.
+func noteForeignBaseline(ctx context.Context, w io.Writer, b *brain.Brain, name string, rows []baseline.Row) error {
+	seen := map[string]bool{}
+	var slugs []string
+	for _, r := range rows {
+		for _, s := range r.RetrievedSlugs {
+			if !seen[s] {
+				seen[s] = true
+				slugs = append(slugs, s)
+			}
+		}
+	}
+	if len(slugs) == 0 {
+		return nil
+	}
+	var found int
+	if err := b.Pool.QueryRow(ctx, `SELECT count(DISTINCT p.slug) FROM brain.pages p WHERE p.slug = ANY ($1)`, slugs).Scan(&found); err != nil {
+		return fmt.Errorf("looking up the captured pages of %s: %w", name, err)
+	}
+	if found == 0 {
+		fmt.Fprintf(w, "pgbrain: note: none of the %d pages the rows of %s retrieved is in this brain: was it captured from another brain? (every row scores 0 here)\n", len(slugs), name)
 	}
 	return nil
 }
