@@ -74,6 +74,7 @@ func TestParseErrors(t *testing.T) {
 		{"empty", "  ", "the dataset is empty"},
 		{"trailing", `[{"question_id":"a","question":"q"}] x`, "unexpected content after the array"},
 		{"dates", `{"question_id":"a","question":"q","haystack_session_ids":["x"],"haystack_sessions":[[]],"haystack_dates":["1","2"]}`, "2 haystack_dates but 1 haystack_sessions"},
+		{"answer not in haystack", `{"question_id":"a","question":"q","answer_session_ids":["gone"],"haystack_session_ids":["x"],"haystack_sessions":[[]]}`, "none of its answer_session_ids (gone) is in its haystack_session_ids"},
 	}
 	for _, c := range cases {
 		_, err := Parse("d", []byte(c.data))
