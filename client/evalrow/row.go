@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 	"time"
 )
 
@@ -67,6 +69,12 @@ func Decode(line []byte, v interface{ Check() error }) error {
 		return err
 	}
 	if err := json.Unmarshal(line, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			// Field paths of embedding types ("Row.Row.latency_ms") end in the key.
+			key := te.Field[strings.LastIndexByte(te.Field, '.')+1:]
+			return fmt.Errorf("a field has the wrong type: %q is a JSON %s, not a %s", key, te.Value, jsonKind(te.Type.Kind()))
+		}
 		return fmt.Errorf("a field has the wrong type: %w", err)
 	}
 	return v.Check()
@@ -81,6 +89,14 @@ func CheckHeader(line []byte) error {
 		Query         *string      `json:"query"`
 	}
 	if err := json.Unmarshal(line, &probe); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			// (not Go's wording, which names the decoding struct)
+			if te.Field == "" {
+				return fmt.Errorf("not a JSON object but a JSON %s (each line must be one export row)", te.Value)
+			}
+			return fmt.Errorf("%q is a JSON %s, which it cannot be (each line must be one export row)", te.Field, te.Value)
+		}
 		return fmt.Errorf("not a JSON object: %w (each line must be one export row)", err)
 	}
 	switch {
@@ -113,3 +129,21 @@ func (r Row) Check() error {
 }
 
 func validDetail(d string) bool { return d == "low" || d == "medium" || d == "high" }
+
+// jsonKind names a Go kind as the JSON value it decodes from.
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Slice, reflect.Array:
+		return "list"
+	case reflect.Map, reflect.Struct:
+		return "object"
+	case reflect.Pointer, reflect.Interface:
+		return "value of another kind"
+	default:
+		return "number"
+	}
+}
