@@ -181,6 +181,12 @@ func evalLongMemEval(c *cli.Context) (err error) {
 				foreign = append(foreign, r.QuestionID)
 			}
 		}
+		if len(foreign) > 0 && outPath != "" && sameFile(outPath, resume) && !c.Bool("force") {
+			// Resuming into the same file rewrites it: those rows (answers
+			// a model was paid for, perhaps of another dataset named by
+			// mistake) would be gone.
+			return usageError("eval longmemeval: %d row(s) of %s are not questions of %s (first: %q); resuming into it would remove them: check the dataset, or pass --force to drop them", len(foreign), resume, dataset, foreign[0])
+		}
 		prior = kept
 		if len(foreign) > 0 {
 			fmt.Fprintf(c.App.ErrWriter, "pgbrain: note: %d row(s) of %s are not questions of %s (first: %q): left out of the output and the summary\n", len(foreign), resume, dataset, foreign[0])

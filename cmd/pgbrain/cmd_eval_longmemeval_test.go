@@ -198,6 +198,15 @@ func TestEvalLongMemEvalRunAndResume(t *testing.T) {
 	if rows := lmeRead(t, out2); rows[len(rows)-1].Aggregate != got[4].Aggregate {
 		t.Errorf("summary with a foreign row resumed: %+v, want %+v", rows[len(rows)-1].Aggregate, got[4].Aggregate)
 	}
+	// Resuming into that same file would delete the foreign row: refused.
+	before2, _ := os.ReadFile(mixed)
+	if _, errOut, code := pgbrain(t, url, "", "eval", "longmemeval", lmeFixture, "--retrieval-only",
+		"--resume-from", mixed, "--output", mixed); code != 2 || !strings.Contains(errOut, "would remove them") {
+		t.Errorf("resume into a file with a foreign row: exit %d, %q; want a usage error", code, errOut)
+	}
+	if after2, _ := os.ReadFile(mixed); string(after2) != string(before2) {
+		t.Error("the refused resume changed the file")
+	}
 
 	after := lmeBrainState(t, url)
 	for k, v := range before {

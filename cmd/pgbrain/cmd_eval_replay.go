@@ -72,14 +72,15 @@ func evalReplayCommand() *cli.Command {
 				reportUsage(c.App.ErrWriter, meter)
 				// Rows that cannot be searched today (a query the search
 				// refuses) are listed as errored and the rest compared; when
-				// every row that was tried errored, nothing was compared:
-				// printed as usual, then a failure. (A database that stops
-				// answering ends the replay above.)
+				// no row was compared (all skipped or errored), the report
+				// is printed as usual, then a failure. (A database that
+				// stops answering ends the replay above.)
 				incomplete := func() error {
-					if rep.Summary.RowsErrored == 0 || rep.Summary.RowsReplayed > 0 {
+					if rep.Summary.RowsReplayed > 0 {
 						return nil
 					}
-					return cli.Exit(fmt.Sprintf("eval replay: all %d rows tried errored, so nothing was compared (see the errors listed)", rep.Summary.RowsErrored), 1)
+					return cli.Exit(fmt.Sprintf("eval replay: nothing was compared: of %d rows, %d were skipped and %d errored (see the reasons listed)",
+						rep.Summary.RowsTotal, rep.Summary.RowsSkipped, rep.Summary.RowsErrored), 1)
 				}
 				if asJSON {
 					out := struct {

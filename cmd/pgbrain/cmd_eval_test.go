@@ -1356,7 +1356,13 @@ func TestEvalReplayOutput(t *testing.T) {
 	})
 
 	t.Run("--limit keeps the most recent rows", func(t *testing.T) {
-		for _, n := range []int{1, 3, 6, len(rows), len(rows) + 5} {
+		// (the most recent row alone is skipped: nothing is compared, which
+		// fails after the report)
+		out, _, code := b.run("eval", "replay", "--against", against, "--limit", "1", "--json", "--verbose")
+		if got := decodeJSON[replayJSON](t, "eval replay --limit 1 --json", out); code != 1 || got.Summary.RowsSkipped != 1 || got.Results[0].ID != byRecency[0].ID {
+			t.Errorf("--limit 1: exit %d, %+v; want exit 1 with the skipped row reported", code, got.Summary)
+		}
+		for _, n := range []int{3, 6, len(rows), len(rows) + 5} {
 			got := decodeJSON[replayJSON](t, "eval replay --json", replay(t, "--limit", strconv.Itoa(n), "--json", "--verbose"))
 			want := min(n, len(rows))
 			if got.Summary.RowsTotal != want || len(got.Results) != want {
@@ -1476,6 +1482,11 @@ func TestEvalReplayThatComparesNothingFails(t *testing.T) {
 	out, errOut, code := pgbrain(t, b.url, "", "--home", b.home, "eval", "replay", "--against", bad)
 	if code != 1 || strings.Contains(out, "No regressions") || !strings.Contains(out, "Nothing was replayed") || !strings.Contains(errOut, "nothing was compared") {
 		t.Errorf("replay whose only row errors: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	skipped := filepath.Join(t.TempDir(), "skipped.ndjson")
+	writeFile(t, skipped, ndjson(exportRow{ID: 1, Tool: "search", Query: "who is [REDACTED]", CreatedAt: "2025-01-01T00:00:00.000000Z"}))
+	if _, errOut, code := pgbrain(t, b.url, "", "--home", b.home, "eval", "replay", "--against", skipped); code != 1 || !strings.Contains(errOut, "1 were skipped") {
+		t.Errorf("replay whose only row is skipped: exit %d, stderr %q", code, errOut)
 	}
 }
 

@@ -35,8 +35,8 @@ func noteMissingJudged(ctx context.Context, w io.Writer, b *brain.Brain, q *eval
 	var missing int
 	var first *string
 	if err := b.Pool.QueryRow(ctx, `
-		SELECT count(*), min(u.src || ':' || u.slug)
-		FROM unnest($1::text[], $2::text[]) AS u (src, slug)
+		SELECT count(*), (array_agg(u.src || ':' || u.slug ORDER BY u.ord))[1]
+		FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u (src, slug, ord)
 		WHERE NOT EXISTS (SELECT 1 FROM brain.pages p WHERE p.source_id = u.src AND p.slug = u.slug)`, sources, slugs).Scan(&missing, &first); err != nil {
 		return fmt.Errorf("looking up the judged pages of %s: %w", q.Name, err)
 	}

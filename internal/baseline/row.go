@@ -118,7 +118,8 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	var out []byte
 	for {
 		part, err := br.ReadSlice('\n')
-		if len(out)+len(part) > MaxLineBytes {
+		// (the line ending does not count)
+		if len(out)+len(bytes.TrimRight(part, "\r\n")) > MaxLineBytes {
 			return nil, errLongLine
 		}
 		out = append(out, part...)

@@ -456,7 +456,7 @@ func parseQuestion(raw []byte) (Question, error) {
 	}
 	// A scored question whose answer sessions are all missing from its
 	// haystack can never be found: a broken file, not a retrieval miss.
-	if len(q.AnswerSessionIDs) > 0 && !strings.HasSuffix(q.QuestionID, "_abs") && !slices.ContainsFunc(q.AnswerSessionIDs, func(id string) bool {
+	if len(q.AnswerSessionIDs) > 0 && !q.Abstention() && !slices.ContainsFunc(q.AnswerSessionIDs, func(id string) bool {
 		return slices.Contains(q.HaystackSessionIDs, id)
 	}) {
 		return q, fmt.Errorf("question %s: none of its answer_session_ids (%s) is in its haystack_session_ids, so it can never be found: check the file", q.QuestionID, strings.Join(q.AnswerSessionIDs, ", "))

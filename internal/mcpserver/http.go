@@ -3,9 +3,9 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log"
 	"net"
 	"net/http"
@@ -96,12 +96,47 @@ func scrubRefusals(h http.Handler) http.Handler {
 		rw := &refusalWriter{ResponseWriter: w}
 		h.ServeHTTP(rw, r)
 		if rw.held {
-			body := scrub.Message(rw.body.String())
+			body := scrubBody(w.Header().Get("Content-Type"), rw.body.Bytes())
 			w.Header().Del("Content-Length")
 			w.WriteHeader(rw.code)
-			io.WriteString(w, body)
+			w.Write(body)
 		}
 	})
+}
+
+// scrubBody scrubs a refusal's body: a JSON one value by value (it stays
+// valid JSON; scrub.Message's Go quoting would not be), anything else as
+// text.
+func scrubBody(contentType string, body []byte) []byte {
+	if strings.HasPrefix(contentType, "application/json") {
+		var v any
+		if json.Unmarshal(body, &v) == nil {
+			if out, err := json.Marshal(scrubJSON(v)); err == nil {
+				return out
+			}
+		}
+	}
+	return []byte(scrub.Message(string(body)))
+}
+
+// scrubJSON scrubs every string of a decoded JSON value, keys included.
+func scrubJSON(v any) any {
+	switch x := v.(type) {
+	case string:
+		return scrub.Scrub(x)
+	case []any:
+		for i := range x {
+			x[i] = scrubJSON(x[i])
+		}
+		return x
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[scrub.Scrub(k)] = scrubJSON(e)
+		}
+		return out
+	}
+	return v
 }
 
 // refusalWriter holds back the body of a response whose status is 400 or
@@ -136,6 +171,9 @@ func (w *refusalWriter) Write(p []byte) (int, error) {
 }
 
 func (w *refusalWriter) Flush() {
+	if w.code == 0 {
+		w.WriteHeader(http.StatusOK) // as the ResponseWriter's own Flush would
+	}
 	if f, ok := w.ResponseWriter.(http.Flusher); ok && !w.held {
 		f.Flush()
 	}

@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -472,5 +473,18 @@ func TestHTTPRefusalsAreScrubbed(t *testing.T) {
 	}
 	if code, _, answer := post(t, h.url, map[string]string{"Authorization": "Bearer " + good}); code != http.StatusOK || !strings.Contains(answer, `"result"`) {
 		t.Errorf("ping: %d %q", code, answer)
+	}
+}
+
+// A JSON refusal stays valid JSON when scrubbed, control characters and
+// all; a text one is scrubbed as text.
+func TestScrubBodyKeepsJSONValid(t *testing.T) {
+	body := []byte(`{"error":"bad method \"x\u0001y ghp_MeThOd7kQ2mZx9LwP4vB8nT3yH6jD1sF5aG0c\"","code":-32601}`)
+	out := mcpserver.ScrubBody("application/json", body)
+	if !json.Valid(out) || strings.Contains(string(out), "ghp_MeThOd") {
+		t.Errorf("scrubbed JSON body %s: valid %v", out, json.Valid(out))
+	}
+	if out := mcpserver.ScrubBody("text/plain; charset=utf-8", []byte("JSON RPC not handled: \"password=x1y2z3\"")); strings.Contains(string(out), "x1y2z3") {
+		t.Errorf("scrubbed text body %s", out)
 	}
 }

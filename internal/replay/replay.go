@@ -217,7 +217,7 @@ func Run(ctx context.Context, s Searcher, rows []baseline.Row, o Options) (Repor
 func unreachable(err error) bool {
 	var ce *pgconn.ConnectError
 	return err != nil && (errors.As(err, &ce) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, io.ErrUnexpectedEOF) || pgconn.Timeout(err) && errors.Is(err, context.DeadlineExceeded) && false)
+		errors.Is(err, io.ErrUnexpectedEOF))
 }
 
 func replayRow(ctx context.Context, s Searcher, row baseline.Row) (Result, error) {
