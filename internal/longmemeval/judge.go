@@ -95,7 +95,15 @@ func judge(ctx context.Context, m Model, q Question, hypothesis string) (*bool, 
 	}
 	v, ok := ParseVerdict(reply)
 	if !ok {
+		if strings.TrimSpace(reply) == "" {
+			// (recorded, so the row counts as unjudged rather than as
+			// never judged)
+			reply = emptyJudgeReply
+		}
 		return nil, reply, nil
 	}
 	return &v, "", nil
 }
+
+// emptyJudgeReply stands in a row's judge_reply for a reply that was empty.
+const emptyJudgeReply = "(the judge model's reply was empty)"

@@ -1,6 +1,7 @@
 package longmemeval
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -76,4 +77,25 @@ func FuzzParseVerdict(f *testing.F) {
 			t.Fatalf("%q read as a verdict", reply)
 		}
 	})
+}
+
+// replyModel answers every prompt with one reply.
+type replyModel string
+
+func (m replyModel) Answer(context.Context, string, string) (string, error) { return string(m), nil }
+
+// An empty judge reply is no verdict: the row is recorded as unjudged, so
+// the summary counts it, as a reply that says something else is.
+func TestEmptyJudgeReplyCountsAsUnjudged(t *testing.T) {
+	q := Question{QuestionID: "q1", QuestionType: "single-session-user", Question: "what?", Answer: "x"}
+	for _, reply := range []string{"", "  \n", "Maybe so."} {
+		v, got, err := judge(context.Background(), replyModel(reply), q, "x")
+		if err != nil || v != nil || got == "" {
+			t.Errorf("judge reply %q: verdict %v, recorded reply %q, %v; want no verdict and a recorded reply", reply, v, got, err)
+		}
+		s := Summarize([]Row{{QuestionID: "q1", QuestionType: q.QuestionType, JudgedCorrect: v, JudgeReply: got}})
+		if s.AccuracyAggregate == nil || s.AccuracyAggregate.Unjudged != 1 {
+			t.Errorf("judge reply %q: summary accuracy %+v, want 1 unjudged", reply, s.AccuracyAggregate)
+		}
+	}
 }
