@@ -73,6 +73,10 @@ func (d DB) Hybrid(ctx context.Context, q string, o search.Options, t search.Tun
 // RedactedReason is why a row whose captured query was scrubbed is skipped.
 const RedactedReason = "query redacted at capture"
 
+// DuplicateReason is the skip reason of a second row with an id already
+// replayed.
+const DuplicateReason = "a second copy of an earlier row (same id)"
+
 // Row outcomes.
 const (
 	Replayed = "replayed"
@@ -168,11 +172,22 @@ func Run(ctx context.Context, s Searcher, rows []baseline.Row, o Options) (Repor
 	rep.Summary.RowsTotal = len(rows)
 	var jac, delta, captured, current float64
 	var stable int
+	seen := map[int64]bool{} // row ids replayed (or tried) already
 	for i, row := range rows {
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
-		res, rerr := replayRow(ctx, s, row)
+		var res Result
+		var rerr error
+		if row.ID != 0 && seen[row.ID] {
+			// An export holds each captured row once: a second copy (a file
+			// concatenated twice) would be counted twice.
+			res = Result{ID: row.ID, Line: row.Line, ToolName: row.ToolName, Query: row.Query, CurrentSlugs: []string{},
+				Status: Skipped, Reason: DuplicateReason}
+		} else {
+			seen[row.ID] = true
+			res, rerr = replayRow(ctx, s, row)
+		}
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}

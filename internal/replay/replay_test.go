@@ -153,3 +153,38 @@ func TestReplayStopsWhenTheDatabaseIsGone(t *testing.T) {
 		t.Errorf("report %+v: the failed row is the error, not an errored row", rep.Summary)
 	}
 }
+
+// emptySearcher answers every search with no result.
+type emptySearcher struct{}
+
+func (emptySearcher) Keyword(context.Context, string, search.Options, search.Tuning) (*search.Response, error) {
+	return &search.Response{}, nil
+}
+
+func (emptySearcher) Hybrid(context.Context, string, search.Options, search.Tuning) (*search.Response, error) {
+	return &search.Response{}, nil
+}
+
+// A row whose id was replayed already (a file concatenated twice) is
+// skipped, not counted again.
+func TestReplaySkipsASecondCopyOfARow(t *testing.T) {
+	t.Parallel()
+	line := `{"schema_version":1,"id":7,"tool_name":"search","query":"alpha","created_at":"2025-01-02T00:00:00Z","retrieved_slugs":[]}`
+	rows := []baseline.Row{row(t, line), row(t, line), row(t, `{"schema_version":1,"id":8,"tool_name":"search","query":"beta","retrieved_slugs":[]}`)}
+	rep, err := Run(context.Background(), emptySearcher{}, rows, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := rep.Summary; s.RowsReplayed != 2 || s.RowsSkipped != 1 {
+		t.Errorf("summary %+v, want 2 replayed and the copy skipped", s)
+	}
+	var reasons []string
+	for _, r := range rep.Results {
+		if r.Status == Skipped {
+			reasons = append(reasons, r.Reason)
+		}
+	}
+	if len(reasons) != 1 || reasons[0] != DuplicateReason {
+		t.Errorf("skip reasons %q, want one %q", reasons, DuplicateReason)
+	}
+}
