@@ -59,8 +59,13 @@ func SinceTime(t time.Time) Since { return Since{At: t, set: true} }
 // ParseSince reads --since: an age (see ParseDuration) or an RFC 3339 time
 // such as the window end printed by a previous export.
 func ParseSince(s string) (Since, error) {
-	if d, err := ParseDuration(s); err == nil {
+	d, err := ParseDuration(s)
+	if err == nil {
 		return SinceAge(d), nil
+	}
+	if durationShape.MatchString(s) {
+		// A duration, only too large: say that, not "give a duration".
+		return Since{}, fmt.Errorf("--since: %w", err)
 	}
 	t, err := ParseTime(s)
 	if err != nil {
@@ -73,7 +78,8 @@ func ParseSince(s string) (Since, error) {
 func ParseTime(s string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("time %q is not RFC 3339 (e.g. 2025-01-02T15:04:05Z or 2025-01-02T15:04:05.123456+02:00): %w", s, err)
+		// (not Go's own message, which quotes its layout "2006-01-02T15:04:05...")
+		return time.Time{}, fmt.Errorf("time %q is not RFC 3339: write it as 2025-01-02T15:04:05Z or 2025-01-02T15:04:05.123456+02:00", s)
 	}
 	return t, nil
 }

@@ -51,6 +51,7 @@ func TestParseSince(t *testing.T) {
 		{"2025-01-02T17:04:05.123456+02:00", 0, at, false, true},
 		{"2025-01-02", 0, time.Time{}, false, false},
 		{"yesterday", 0, time.Time{}, false, false},
+		{"999999999999h", 0, time.Time{}, false, false},
 	}
 	for _, tc := range tests {
 		got, err := ParseSince(tc.in)
@@ -60,6 +61,10 @@ func TestParseSince(t *testing.T) {
 		if !tc.ok {
 			if !strings.Contains(err.Error(), tc.in) {
 				t.Errorf("error %q does not name the input", err)
+			}
+			// A duration that is only too large is told so.
+			if strings.HasSuffix(tc.in, "h") && !strings.Contains(err.Error(), "too large") {
+				t.Errorf("error %q for a huge duration does not say it is too large", err)
 			}
 			continue
 		}
