@@ -78,7 +78,8 @@ func ParseQrels(name string, data []byte) (*Qrels, error) {
 		case errors.As(err, &se):
 			return fail(se.Offset, "not valid JSON: %v", err)
 		case errors.As(err, &te):
-			return fail(te.Offset, "field %q has the wrong type: %v", te.Field, err)
+			// (Go's message names the decoding struct: rawQuery.grades)
+			return fail(te.Offset, "field %q has the wrong type: it is a JSON %s (see the qrels format in docs/eval-loop.md)", te.Field[strings.LastIndexByte(te.Field, '.')+1:], te.Value)
 		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 			return fail(int64(len(data)), "the file ends early: it must be one JSON object {\"schema_version\":1,\"queries\":[...]}")
 		}

@@ -47,6 +47,7 @@ func TestParseQrelsErrors(t *testing.T) {
 		{"bad grade", `{"schema_version":1,"queries":[{"query":"a","relevant_slugs":["x"],"grades":{"x":0}}]}`, "must be a positive number"},
 		{"syntax", "{\"schema_version\":1,\n\"queries\":[{]}", "t.json:2: not valid JSON"},
 		{"type", `{"schema_version":1,"queries":[{"query":5,"relevant_slugs":["x"]}]}`, "wrong type"},
+		{"grades type", `{"schema_version":1,"queries":[{"query":"a","relevant_slugs":["x"],"grades":[1]}]}`, `field "grades" has the wrong type: it is a JSON array`},
 		{"trailing", `{"schema_version":1,"queries":[{"query":"a","relevant_slugs":["x"]}]} {}`, "unexpected content"},
 		{"not object", `[]`, "one JSON object"},
 	}
@@ -54,6 +55,9 @@ func TestParseQrelsErrors(t *testing.T) {
 		_, err := ParseQrels("t.json", []byte(c.doc))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want it to contain %q", c.name, err, c.want)
+		}
+		if err != nil && (strings.Contains(err.Error(), "rawQuery") || strings.Contains(err.Error(), "Go struct")) {
+			t.Errorf("%s: err = %v names Go's decoding types", c.name, err)
 		}
 	}
 }
