@@ -88,19 +88,17 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	return checkOrigin(h, opts.AllowedOrigins, opts.AllowedHosts)
 }
 
-// scrubRefusals scrubs the body of the SDK's HTTP refusals (4xx and 5xx:
-// "JSON RPC not handled: <the method sent>"), which quote what the client
-// sent; answers with a 2xx status, streams included, pass untouched.
+// scrubRefusals scrubs what the SDK itself answers with, which quotes
+// what the client sent: the body of its HTTP refusals (4xx and 5xx: "JSON
+// RPC not handled: <the method sent>"), and the message and data of its
+// JSON-RPC error answers with status 200 ("unknown tool %q", a resource's
+// uri), as one JSON answer or as the data lines of an SSE stream. Results
+// pass untouched.
 func scrubRefusals(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rw := &refusalWriter{ResponseWriter: w}
 		h.ServeHTTP(rw, r)
-		if rw.held {
-			body := scrubBody(w.Header().Get("Content-Type"), rw.body.Bytes())
-			w.Header().Del("Content-Length")
-			w.WriteHeader(rw.code)
-			w.Write(body)
-		}
+		rw.finish()
 	})
 }
 
@@ -139,12 +137,20 @@ func scrubJSON(v any) any {
 	return v
 }
 
-// refusalWriter holds back the body of a response whose status is 400 or
-// more until the handler is done.
+// How refusalWriter treats a body, chosen when the status is written.
+const (
+	bodyPass   = iota // passed through as written
+	bodyHeld          // a refusal: held, scrubbed as a whole at the end
+	bodyAnswer        // one JSON-RPC answer: held, its error scrubbed at the end
+	bodyStream        // an SSE stream: each data line's error scrubbed as it completes
+)
+
+// refusalWriter holds back what the SDK writes until it can be scrubbed:
+// a refusal's or a JSON answer's whole body, an SSE stream's current line.
 type refusalWriter struct {
 	http.ResponseWriter
 	code int
-	held bool
+	mode int
 	body bytes.Buffer
 }
 
@@ -153,9 +159,16 @@ func (w *refusalWriter) WriteHeader(code int) {
 		return
 	}
 	w.code = code
-	if code >= 400 {
-		w.held = true
+	ct := w.Header().Get("Content-Type")
+	switch {
+	case code >= 400:
+		w.mode = bodyHeld
 		return
+	case strings.HasPrefix(ct, "application/json"):
+		w.mode = bodyAnswer
+		w.Header().Del("Content-Length")
+	case strings.HasPrefix(ct, "text/event-stream"):
+		w.mode = bodyStream
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
@@ -164,17 +177,70 @@ func (w *refusalWriter) Write(p []byte) (int, error) {
 	if w.code == 0 {
 		w.WriteHeader(http.StatusOK)
 	}
-	if w.held {
-		return w.body.Write(p)
+	switch w.mode {
+	case bodyPass:
+		return w.ResponseWriter.Write(p)
+	case bodyStream:
+		w.body.Write(p)
+		if err := w.writeLines(); err != nil {
+			return 0, err
+		}
+		return len(p), nil
 	}
-	return w.ResponseWriter.Write(p)
+	return w.body.Write(p)
+}
+
+// writeLines writes the complete lines held so far, a data line's
+// JSON-RPC error scrubbed, and keeps the unfinished one.
+func (w *refusalWriter) writeLines() error {
+	held := w.body.Bytes()
+	end := bytes.LastIndexByte(held, '\n')
+	if end < 0 {
+		return nil
+	}
+	var out bytes.Buffer
+	for _, line := range bytes.SplitAfter(held[:end+1], []byte("\n")) {
+		if data, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			nl := bytes.HasSuffix(data, []byte("\n"))
+			data = bytes.TrimSuffix(bytes.TrimPrefix(data, []byte(" ")), []byte("\n"))
+			out.WriteString("data: ")
+			out.Write(scrubErrorFrame(data))
+			if nl {
+				out.WriteByte('\n')
+			}
+			continue
+		}
+		out.Write(line)
+	}
+	rest := append([]byte(nil), held[end+1:]...)
+	w.body.Reset()
+	w.body.Write(rest)
+	_, err := w.ResponseWriter.Write(out.Bytes())
+	return err
+}
+
+// finish writes what is still held once the handler is done.
+func (w *refusalWriter) finish() {
+	switch w.mode {
+	case bodyHeld:
+		body := scrubBody(w.Header().Get("Content-Type"), w.body.Bytes())
+		w.Header().Del("Content-Length")
+		w.ResponseWriter.WriteHeader(w.code)
+		w.ResponseWriter.Write(body)
+	case bodyAnswer:
+		if w.body.Len() > 0 {
+			w.ResponseWriter.Write(scrubErrorFrame(bytes.TrimSpace(w.body.Bytes())))
+		}
+	case bodyStream:
+		w.ResponseWriter.Write(w.body.Bytes()) // an unfinished last line
+	}
 }
 
 func (w *refusalWriter) Flush() {
 	if w.code == 0 {
 		w.WriteHeader(http.StatusOK) // as the ResponseWriter's own Flush would
 	}
-	if f, ok := w.ResponseWriter.(http.Flusher); ok && !w.held {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok && (w.mode == bodyPass || w.mode == bodyStream) {
 		f.Flush()
 	}
 }

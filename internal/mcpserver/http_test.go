@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -134,7 +135,13 @@ const pingBody = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
 
 func post(t *testing.T, url string, hdr map[string]string) (int, http.Header, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(pingBody))
+	return postBody(t, url, pingBody, hdr)
+}
+
+// postBody posts body, one JSON-RPC message, with the headers hdr.
+func postBody(t *testing.T, url, body string, hdr map[string]string) (int, http.Header, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,8 +155,8 @@ func post(t *testing.T, url string, hdr map[string]string) (int, http.Header, st
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header, string(body)
+	answer, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(answer)
 }
 
 func TestHTTPAuthOriginAndRate(t *testing.T) {
@@ -437,6 +444,14 @@ func TestHTTPFailedAuthenticationsAreLimited(t *testing.T) {
 	}
 }
 
+// postJSON posts one JSON-RPC message with a bearer token and returns the
+// status and body of the answer.
+func postJSON(t *testing.T, url, token, body string) (int, string) {
+	t.Helper()
+	code, _, answer := postBody(t, url, body, map[string]string{"Authorization": "Bearer " + token})
+	return code, answer
+}
+
 // The SDK's HTTP refusals quote what the client sent ("JSON RPC not
 // handled: <method>"): their bodies are scrubbed; a good answer is not
 // touched.
@@ -454,21 +469,9 @@ func TestHTTPRefusalsAreScrubbed(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"password=MethodPw_22 ` + token + `"}`,
 		`{"jsonrpc":"2.0","method":"password=MethodPw_22 ` + token + `"}`,
 	} {
-		req, err := http.NewRequest(http.MethodPost, h.url, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Authorization", "Bearer "+good)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		answer, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if strings.Contains(string(answer), token) || strings.Contains(string(answer), "MethodPw_22") {
-			t.Errorf("status %d, body %q repeats the secrets", resp.StatusCode, answer)
+		code, answer := postJSON(t, h.url, good, body)
+		if strings.Contains(answer, token) || strings.Contains(answer, "MethodPw_22") {
+			t.Errorf("status %d, body %q repeats the secrets", code, answer)
 		}
 	}
 	if code, _, answer := post(t, h.url, map[string]string{"Authorization": "Bearer " + good}); code != http.StatusOK || !strings.Contains(answer, `"result"`) {
@@ -486,5 +489,69 @@ func TestScrubBodyKeepsJSONValid(t *testing.T) {
 	}
 	if out := mcpserver.ScrubBody("text/plain; charset=utf-8", []byte("JSON RPC not handled: \"password=x1y2z3\"")); strings.Contains(string(out), "x1y2z3") {
 		t.Errorf("scrubbed text body %s", out)
+	}
+}
+
+// The SDK's own JSON-RPC error answers (status 200) quote what the client
+// sent ("unknown tool %q"): their message and data are scrubbed, on an SSE
+// stream and as a JSON answer alike, and a good answer is left as it was.
+func TestHTTPErrorAnswersAreScrubbed(t *testing.T) {
+	t.Parallel()
+	b := dbtest.Open(t)
+	ctx := context.Background()
+	good, err := tokens.Create(ctx, b.Pool, "agent-a", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const token = "ghp_ToOlNaMe7kQ2mZx9LwP4vB8nT3yH6jD1sF5aG0c"
+	for _, jsonAnswer := range []bool{false, true} {
+		h := startHTTP(t, b, mcpserver.HTTPOptions{Tokens: dbTokens{b.Pool}, JSONResponse: jsonAnswer}, nil)
+		for _, body := range []string{
+			`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"password=ToolPw_22 ` + token + `","arguments":{}}}`,
+			`{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"pgbrain://page/password=ToolPw_22 ` + token + `"}}`,
+		} {
+			code, answer := postJSON(t, h.url, good, body)
+			if code != http.StatusOK || !strings.Contains(answer, `"error"`) {
+				t.Errorf("json %v: status %d, body %q: want an error answer", jsonAnswer, code, answer)
+			}
+			if strings.Contains(answer, token) || strings.Contains(answer, "ToolPw_22") {
+				t.Errorf("json %v: body %q repeats the secrets", jsonAnswer, answer)
+			}
+		}
+		if code, _, answer := post(t, h.url, map[string]string{"Authorization": "Bearer " + good}); code != http.StatusOK || !strings.Contains(answer, `"result"`) {
+			t.Errorf("json %v: ping: %d %q", jsonAnswer, code, answer)
+		}
+	}
+}
+
+// An SSE stream written in pieces that split its lines is scrubbed line
+// by line: an error's secrets go, a result's text stays as written, and
+// nothing is lost or reordered.
+func TestScrubbedStreamKeepsItsLines(t *testing.T) {
+	const secret = "ghp_SpLiT7kQ2mZx9LwP4vB8nT3yH6jD1sF5aG0cXy"
+	stream := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}\n\n" +
+		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"password: kept as a page says\"}]}}\n\n" +
+		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":4,\"error\":{\"code\":-32602,\"message\":\"unknown tool \\\"" + secret + "\\\"\"}}\n\n"
+	for _, piece := range []int{1, 7, 64, len(stream)} {
+		h := mcpserver.ScrubRefusals(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			for s := stream; s != ""; {
+				n := min(piece, len(s))
+				w.Write([]byte(s[:n]))
+				w.(http.Flusher).Flush()
+				s = s[n:]
+			}
+		}))
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/mcp", nil))
+		got := rec.Body.String()
+		if strings.Contains(got, secret) {
+			t.Errorf("pieces of %d: the error's secret is still there: %q", piece, got)
+		}
+		wantKept := stream[:strings.Index(stream, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":4")]
+		if !strings.HasPrefix(got, wantKept) || !strings.HasSuffix(got, "\"jsonrpc\":\"2.0\"}\n\n") || strings.Count(got, "event: message\n") != 3 {
+			t.Errorf("pieces of %d: stream %q; want the first two events as written and three in all", piece, got)
+		}
 	}
 }

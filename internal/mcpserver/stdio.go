@@ -295,6 +295,9 @@ func (c *stdioConn) signal() {
 // %q", a resource's uri), and clients keep transcripts. A frame that does
 // not decode as expected is returned as it was.
 func scrubErrorFrame(data []byte) []byte {
+	if !bytes.Contains(data, []byte(`"error"`)) {
+		return data // a result or a notification: nothing of the SDK's own to scrub
+	}
 	var frame map[string]json.RawMessage
 	if json.Unmarshal(data, &frame) != nil {
 		return data
