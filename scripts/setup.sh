@@ -49,8 +49,12 @@ apt_updated=0
 apt_update() {
 	[ "$apt_updated" -eq 0 ] || return 0
 	need_root "reading the package lists"
+	# For `make test` every update keeps the long descriptions (Translation-en,
+	# see 4a): a plain update on an image set to fetch no languages deletes them.
+	local langs=()
+	[ "${PGBRAIN_SETUP_TESTS:-}" = 1 ] && langs=(-o Acquire::Languages=en)
 	say "apt-get update"
-	$SUDO apt-get update -qq >&2
+	$SUDO apt-get update -qq "${langs[@]}" >&2
 	apt_updated=1
 }
 
