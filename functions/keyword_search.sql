@@ -353,7 +353,8 @@ BEGIN
 		-- candidates (32 common words made this one step half a second on
 		-- 20,000 chunks; docs/security.md, "Bounded queries").
 		IF NOT exhaustive AND cardinality(live) BETWEEN 2 AND 16 AND NOT (live_df > wide AND near_drop = 0) THEN
-			near := brain.near_strict(live, near_drop);
+			-- (rarest group first: see near_strict)
+			near := brain.near_strict(ARRAY(SELECT v.g FROM unnest(live, live_ub) WITH ORDINALITY AS v (g, u, o) ORDER BY v.u, v.o), near_drop);
 			found := ARRAY(SELECT DISTINCT x FROM unnest(coalesce(found, '{}') || coalesce(brain.keyword_candidates(
 				CASE WHEN filt IS NULL THEN near ELSE near && filt END,
 				cap_near, source_ids, only_compiled), '{}')) x);
@@ -593,34 +594,38 @@ END
 $fn$;
 
 -- brain.near_strict(groups, drop): a tsquery matching whatever matches all
--- of groups but at most drop of them (the OR, over every way to leave out
--- drop groups, of the AND of the rest). drop is clamped to 0..2.
+-- of groups but at most drop of them. drop is clamped to 0..2.
+-- Written as "group 1 and at least m-1 of the rest, or at least m of the
+-- rest" (m = groups - drop), expanded from the first group on, not as the
+-- OR over every way to leave groups out: the same chunks match, and GIN,
+-- given the groups rarest first, decides most chunks at the first group
+-- (35-40% less time for four of six groups on the Debian check).
 CREATE OR REPLACE FUNCTION brain.near_strict(groups tsquery[], drop int) RETURNS tsquery
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE
 	n int := coalesce(cardinality(groups), 0);
-	d int := least(greatest(coalesce(drop, 0), 0), 2, greatest(n - 1, 0));
-	res tsquery;
-	a tsquery;
+	m int := n - least(greatest(coalesce(drop, 0), 0), 2, greatest(n - 1, 0));
+	-- prev[j]: at least j of groups[i+1..n]; cur[j]: at least j of groups[i..n]
+	prev tsquery[];
+	cur tsquery[];
 	i int;
 	j int;
-	l int;
 BEGIN
 	IF n = 0 THEN
 		RETURN NULL;
 	END IF;
-	FOR i IN 1 .. CASE WHEN d = 0 THEN 1 ELSE n END LOOP
-		FOR j IN CASE WHEN d = 2 THEN i + 1 ELSE n + 1 END .. CASE WHEN d = 2 THEN n ELSE n + 1 END LOOP
-			a := NULL;
-			FOR l IN 1 .. n LOOP
-				CONTINUE WHEN d >= 1 AND l = i;
-				CONTINUE WHEN d = 2 AND l = j;
-				a := CASE WHEN a IS NULL THEN groups[l] ELSE a && groups[l] END;
-			END LOOP;
-			res := CASE WHEN res IS NULL THEN a ELSE res || a END;
+	FOR i IN REVERSE n .. 1 LOOP
+		cur := '{}';
+		-- only the j a later step reads: i - 1 groups come before this one
+		FOR j IN greatest(1, m - i + 1) .. least(m, n - i + 1) LOOP
+			cur[j] := CASE WHEN j = 1 THEN groups[i] ELSE groups[i] && prev[j - 1] END;
+			IF j <= n - i THEN
+				cur[j] := cur[j] || prev[j];
+			END IF;
 		END LOOP;
+		prev := cur;
 	END LOOP;
-	RETURN res;
+	RETURN prev[m];
 END
 $fn$;
 

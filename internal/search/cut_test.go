@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pgbrain/pgbrain/internal/dbtest"
@@ -358,5 +359,73 @@ func TestUnknownWordDoesNotEmptyTheAnswer(t *testing.T) {
 	}
 	if candidates > 10 || rows != 10 {
 		t.Errorf("unknown word and two words past 5 x the budget: %d candidates, %d rows; want at most the budget of 10 and a full answer", candidates, rows)
+	}
+}
+
+// brain.near_strict(groups, drop) matches exactly the chunks that hold at
+// least all groups but drop of them, whichever groups are left out and
+// however each group is written (one word, a hyphenated word's OR of its
+// forms): checked against counting each chunk's groups one by one, over
+// every subset of six words in sixty-four chunks, for drop 0 to 2 (and 3,
+// which it clamps to 2).
+func TestNearStrictMatchesAllGroupsButDrop(t *testing.T) {
+	t.Parallel()
+	b := dbtest.Open(t, testdb.Options{Dim: 8})
+	c := ctx(t)
+	// Chunk i holds word k when bit k of i is set: every combination once.
+	if _, err := b.Pool.Exec(c, `
+		WITH p AS (
+			INSERT INTO brain.pages (slug, title, body, content_hash)
+			SELECT 'bits/b' || i, 'Bits ' || i, 'x', repeat('0', 64) FROM generate_series(0, 63) i
+			RETURNING id, substr(slug, 7)::int AS i)
+		INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text)
+		SELECT p.id, 0, 'compiled_truth', 'filler ' || coalesce((
+			SELECT string_agg(w, ' ') FROM unnest(ARRAY['alpha', 'bravo', 'charlie', 'delta', 'echo-foxtrot', 'golf']) WITH ORDINALITY AS u (w, k)
+			WHERE p.i & (1 << (u.k - 1)::int) <> 0), '')
+		FROM p;`); err != nil {
+		t.Fatalf("generating chunks: %v", err)
+	}
+	words := []string{"alpha", "bravo", "charlie", "delta", "echo-foxtrot", "golf"}
+	tests := []struct {
+		name  string
+		order []int // indexes into groups
+	}{
+		{"six groups", []int{0, 1, 2, 3, 4, 5}},
+		{"six groups, another order", []int{5, 4, 3, 2, 1, 0}},
+		{"five groups", []int{0, 2, 4, 1, 3}},
+		{"three groups", []int{4, 0, 5}},
+		{"two groups", []int{1, 4}},
+		{"one group", []int{3}},
+	}
+	for _, tt := range tests {
+		var q []string
+		for _, o := range tt.order {
+			q = append(q, words[o])
+		}
+		// The groups as the keyword arm gets them, in the query's order.
+		var gs []string
+		if err := b.Pool.QueryRow(c, `SELECT (brain.parse_query($1)).groups::text[]`, strings.Join(q, " ")).Scan(&gs); err != nil {
+			t.Fatal(err)
+		}
+		if len(gs) != len(q) {
+			t.Fatalf("%s: parse_query made %d groups of %q, want %d", tt.name, len(gs), q, len(q))
+		}
+		for drop := 0; drop <= 3; drop++ {
+			var got, want []string
+			if err := b.Pool.QueryRow(c, `
+				WITH g AS (SELECT array_agg(x::tsquery ORDER BY o) AS g FROM unnest($1::text[]) WITH ORDINALITY AS u (x, o))
+				SELECT coalesce(array_agg(p.slug ORDER BY p.slug) FILTER (WHERE c.tsv @@ brain.near_strict(g.g, $2)), '{}'),
+				       coalesce(array_agg(p.slug ORDER BY p.slug) FILTER (WHERE
+				           (SELECT count(*) FROM unnest(g.g) x WHERE c.tsv @@ x) >= cardinality(g.g) - least($2, 2, cardinality(g.g) - 1)), '{}')
+				FROM g, brain.chunks c JOIN brain.pages p ON p.id = c.page_id`, gs, drop).Scan(&got, &want); err != nil {
+				t.Fatalf("%s, drop %d: %v", tt.name, drop, err)
+			}
+			if len(want) == 0 {
+				t.Fatalf("%s, drop %d: no chunk holds the groups: the fixture is wrong", tt.name, drop)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s, drop %d: near_strict matched %d chunks %v, want the %d holding all groups but %d: %v", tt.name, drop, len(got), got, len(want), drop, want)
+			}
+		}
 	}
 }
