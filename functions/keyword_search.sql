@@ -115,6 +115,8 @@ DECLARE
 	w_a float8 := (cfg ->> 'title_weight')::float8;
 	w_c float8 := (cfg ->> 'timeline_weight')::float8;
 	cover float8 := greatest((cfg ->> 'coverage_weight')::float8, 0);
+	lead_w float8 := greatest((cfg ->> 'lead_weight')::float8, 0);
+	lead_n int := greatest(least((cfg ->> 'lead_words')::float8, 16383), 0)::int;
 	title_w float8 := greatest((cfg ->> 'title_affinity')::float8, 0);
 	title_cov float8 := greatest((cfg ->> 'title_coverage')::float8, 0);
 	title_unx float8 := least(greatest((cfg ->> 'title_unexplained')::float8, 0), 0.9);
@@ -434,7 +436,7 @@ BEGIN
 			IF cardinality(found) > 0 THEN
 				SELECT ids || array_agg(s.id), scores || array_agg(s.sc), stricts || array_agg(s.strict)
 				INTO ids, scores, stricts
-				FROM brain.bm25_scores(found, s_lex, s_idfs, p.strict_q, k1, b, w_a, w_c, avgdl, bonus, cover) s;
+				FROM brain.bm25_scores(found, s_lex, s_idfs, p.strict_q, k1, b, w_a, w_c, avgdl, bonus, cover, lead_w, lead_n) s;
 			END IF;
 			EXIT WHEN taken >= n_terms OR exhaustive;
 			SELECT x INTO theta FROM unnest(scores) x ORDER BY x DESC OFFSET lim - 1 LIMIT 1;
@@ -630,8 +632,8 @@ END
 $fn$;
 
 -- brain.bm25_scores(ids, lexemes, idfs, strict_q, k1, b, w_a, w_c, avgdl,
--- bonus, cover): the score of each chunk in ids over the given (distinct,
--- non-empty) terms (see keyword_scan): sc = BM25 · (1 + cover · coverage²) · strict,
+-- bonus, cover, lead_w, lead_n): the score of each chunk in ids over the
+-- given (distinct, non-empty) terms (see keyword_scan): sc = BM25 · (1 + cover · coverage²) · strict,
 -- where coverage is the share of the terms' idf the chunk holds and strict
 -- (also returned) is 1 + bonus when the chunk matches strict_q, else 1.
 -- Set-based: the query's lexemes are cut out of every chunk's tsvector
@@ -643,15 +645,17 @@ $fn$;
 -- chunks), and an ORDER BY inside each chunk's sums cost a third more.
 DROP FUNCTION IF EXISTS brain.bm25_scores(bigint[], text[], float8[], tsquery,
 	float8, float8, float8, float8, float8, float8);
+DROP FUNCTION IF EXISTS brain.bm25_scores(bigint[], text[], float8[], tsquery,
+	float8, float8, float8, float8, float8, float8, float8);
 CREATE OR REPLACE FUNCTION brain.bm25_scores(
 	ids bigint[], lexemes text[], idfs float8[], strict_q tsquery,
 	k1 float8, b float8, w_a float8, w_c float8, avgdl float8, bonus float8,
-	cover float8)
+	cover float8, lead_w float8 DEFAULT 0, lead_n int DEFAULT 0)
 RETURNS TABLE (id bigint, sc float8, strict float8)
 LANGUAGE sql STABLE
 BEGIN ATOMIC
 	WITH t AS MATERIALIZED (
-		SELECT c.id, c.doc_len, c.tsv, ts_filter(c.tsv, '{a,c}') AS ac,
+		SELECT c.id, c.doc_len, c.chunk_index, c.tsv, ts_filter(c.tsv, '{a,c}') AS ac,
 		       CASE WHEN strict_q IS NOT NULL AND c.tsv @@ strict_q THEN 1 + bonus ELSE 1 END::float8 AS strict
 		FROM brain.chunks c WHERE c.id = ANY (ids)
 	), ac AS (
@@ -671,12 +675,17 @@ BEGIN ATOMIC
 		-- of the function's time): chunks with the same text get the same
 		-- score to the last bit, so their tie is broken by id
 		-- ta: the title's (weight A) share of the term frequency, tb the
-		-- text's (timeline weighted, every other position once).
+		-- text's (timeline weighted, every other position once, and
+		-- lead_w more within the first lead_n positions of a page's first
+		-- chunk: the title's, which come first, not counted; positions
+		-- are sorted, so width_bucket counts those up to lead_n).
 		SELECT x.id, x.lexeme, x.doc_len,
 		       idfs[array_position(lexemes, x.lexeme)] AS idf,
 		       w_a * coalesce(ac.na, 0) AS ta,
-		       cardinality(x.positions) - coalesce(ac.na, 0) + (w_c - 1) * coalesce(ac.nc, 0) AS tb
-		FROM (SELECT t.id, t.doc_len, u.lexeme, u.positions
+		       cardinality(x.positions) - coalesce(ac.na, 0) + (w_c - 1) * coalesce(ac.nc, 0)
+		       + CASE WHEN lead_w > 0 AND x.chunk_index = 0 AND x.positions[1] <= lead_n
+		              THEN lead_w * greatest(width_bucket(lead_n::int2, x.positions) - coalesce(ac.na, 0), 0) ELSE 0 END AS tb
+		FROM (SELECT t.id, t.doc_len, t.chunk_index, u.lexeme, u.positions
 		      FROM t, unnest(ts_filter(setweight(setweight(t.tsv, 'D'), 'A', lexemes), '{a}')) u) x
 		LEFT JOIN ac ON ac.id = x.id AND ac.lexeme = x.lexeme
 		ORDER BY x.id, x.lexeme

@@ -50,6 +50,8 @@ BEGIN
 		'keyword_rounds', 0,
 		'strict_bonus', 0.1,
 		'coverage_weight', 0.5,
+		'lead_weight', 0.3,
+		'lead_words', 15,
 		'title_affinity', 0.5,
 		'title_coverage', 0.3,
 		'title_unexplained', 0.06,
@@ -74,7 +76,7 @@ BEGIN
 				-- negative k1 divides by zero) or their meaning; the
 				-- other knobs are clamped where they are read.
 				problem := CASE
-					WHEN o.name IN ('bm25_k1', 'keyword_weight', 'vector_weight', 'title_weight', 'timeline_weight', 'title_exact') AND num < 0
+					WHEN o.name IN ('bm25_k1', 'keyword_weight', 'vector_weight', 'title_weight', 'timeline_weight', 'title_exact', 'lead_weight') AND num < 0
 						THEN 'below 0: it must be 0 or more'
 					WHEN o.name = 'bm25_b' AND (num < 0 OR num > 1) THEN 'out of range: it must be from 0 to 1'
 					WHEN o.name IN ('rrf_k', 'type_share') AND num <= 0 THEN 'not above 0: it must be more than 0'

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -55,7 +56,12 @@ func TestBM25ScoresFollowTheFormula(t *testing.T) {
 			             2.0 * cardinality(array_positions(u.weights, 'A'))
 			             + (0.5 * cardinality(array_positions(u.weights, 'C'))
 			                + cardinality(u.weights) - cardinality(array_positions(u.weights, 'A'))
-			                - cardinality(array_positions(u.weights, 'C'))) / (0.25 + 0.75 * c.doc_len / $4::float8) AS tf
+			                - cardinality(array_positions(u.weights, 'C'))
+			                -- the lead: positions among the first $8 of a page's first chunk, the title's not counted
+			                + CASE WHEN c.chunk_index = 0 THEN $7::float8 * greatest(
+			                      (SELECT count(*) FROM unnest(u.positions) AS q (pos) WHERE q.pos <= $8::int)
+			                      - cardinality(array_positions(u.weights, 'A')), 0) ELSE 0 END
+			               ) / (0.25 + 0.75 * c.doc_len / $4::float8) AS tf
 			      FROM unnest(c.tsv) u) f
 			JOIN unnest($1::text[], $2::float8[]) AS i (lexeme, idf) ON i.lexeme = f.lexeme) m ON true
 		ORDER BY c.id`
@@ -73,58 +79,64 @@ func TestBM25ScoresFollowTheFormula(t *testing.T) {
 		{[]string{}, []float64{}, "heron", false},
 		{[]string{"gate", "heron", "marsh"}, []float64{2, 1.5, 0.7}, nil, true},
 	}
+	leads := []struct {
+		w float64
+		n int
+	}{{0, 0}, {1.0, 6}, {0.5, 40}}
 	for _, tt := range tests {
-		t.Run(strings.Join(tt.lexemes, "+"), func(t *testing.T) {
-			want := map[int64]float64{}
-			rows, err := db.Query(ctx(t), reference, tt.lexemes, tt.idfs, tt.strict, 12.0, 0.1, 0.5)
-			if err != nil {
-				t.Fatalf("reference BM25: %v", err)
-			}
-			var ids []int64
-			for rows.Next() {
-				var id int64
-				var sc float64
-				if err := rows.Scan(&id, &sc); err != nil {
-					t.Fatal(err)
+		for _, lead := range leads {
+			t.Run(fmt.Sprintf("%s/lead %v of %d", strings.Join(tt.lexemes, "+"), lead.w, lead.n), func(t *testing.T) {
+				want := map[int64]float64{}
+				rows, err := db.Query(ctx(t), reference, tt.lexemes, tt.idfs, tt.strict, 12.0, 0.1, 0.5, lead.w, lead.n)
+				if err != nil {
+					t.Fatalf("reference BM25: %v", err)
 				}
-				want[id] = sc
-				ids = append(ids, id)
-			}
-			if err := rows.Err(); err != nil {
-				t.Fatalf("reference BM25: %v", err)
-			}
-			asked := ids
-			if tt.twice {
-				asked = append(append(append([]int64{}, ids...), ids...), -1)
-			}
-			got := map[int64]float64{}
-			n := 0
-			rows, err = db.Query(ctx(t), `SELECT s.id, s.sc FROM brain.bm25_scores($1, $2, $3, $4::tsquery, 1.2, 0.75, 2.0, 0.5, 12.0, 0.1, 0.5) s`,
-				asked, tt.lexemes, tt.idfs, tt.strict)
-			if err != nil {
-				t.Fatalf("brain.bm25_scores: %v", err)
-			}
-			for rows.Next() {
-				var id int64
-				var sc float64
-				if err := rows.Scan(&id, &sc); err != nil {
-					t.Fatal(err)
+				var ids []int64
+				for rows.Next() {
+					var id int64
+					var sc float64
+					if err := rows.Scan(&id, &sc); err != nil {
+						t.Fatal(err)
+					}
+					want[id] = sc
+					ids = append(ids, id)
 				}
-				got[id] = sc
-				n++
-			}
-			if err := rows.Err(); err != nil {
-				t.Fatalf("brain.bm25_scores: %v", err)
-			}
-			if n != len(want) || len(got) != len(want) {
-				t.Fatalf("brain.bm25_scores returned %d rows for %d chunks, want one row for each of the %d asked", n, len(got), len(want))
-			}
-			for _, id := range ids {
-				if math.Abs(got[id]-want[id]) > 1e-9*math.Max(1, math.Abs(want[id])) {
-					t.Errorf("chunk %d: score %v, want %v", id, got[id], want[id])
+				if err := rows.Err(); err != nil {
+					t.Fatalf("reference BM25: %v", err)
 				}
-			}
-		})
+				asked := ids
+				if tt.twice {
+					asked = append(append(append([]int64{}, ids...), ids...), -1)
+				}
+				got := map[int64]float64{}
+				n := 0
+				rows, err = db.Query(ctx(t), `SELECT s.id, s.sc FROM brain.bm25_scores($1, $2, $3, $4::tsquery, 1.2, 0.75, 2.0, 0.5, 12.0, 0.1, 0.5, $5, $6) s`,
+					asked, tt.lexemes, tt.idfs, tt.strict, lead.w, lead.n)
+				if err != nil {
+					t.Fatalf("brain.bm25_scores: %v", err)
+				}
+				for rows.Next() {
+					var id int64
+					var sc float64
+					if err := rows.Scan(&id, &sc); err != nil {
+						t.Fatal(err)
+					}
+					got[id] = sc
+					n++
+				}
+				if err := rows.Err(); err != nil {
+					t.Fatalf("brain.bm25_scores: %v", err)
+				}
+				if n != len(want) || len(got) != len(want) {
+					t.Fatalf("brain.bm25_scores returned %d rows for %d chunks, want one row for each of the %d asked", n, len(got), len(want))
+				}
+				for _, id := range ids {
+					if math.Abs(got[id]-want[id]) > 1e-9*math.Max(1, math.Abs(want[id])) {
+						t.Errorf("chunk %d: score %v, want %v", id, got[id], want[id])
+					}
+				}
+			})
+		}
 	}
 	// b/a's first chunk and b/c's hold the same text: the same score to the bit.
 	var a, c float64
@@ -188,5 +200,55 @@ func TestCandidateCutScansFromBlockZero(t *testing.T) {
 		if !slices.Contains(cfg, "synchronize_seqscans=off") {
 			t.Errorf("%s runs with %v, want synchronize_seqscans=off among them", fn, cfg)
 		}
+	}
+}
+
+// A page whose text opens with the query's words is what the query
+// describes (a package's or a project's first sentence says what it is):
+// between two pages holding the same words, the one that says them first
+// ranks first, and with search.lead_weight 0 the two tie (broken by id).
+// Only a page's first chunk has a lead.
+func TestLeadWordsRankFirst(t *testing.T) {
+	t.Parallel()
+	db := dbtest.Open(t, testdb.Options{Dim: 8}).Pool
+	v := "[1,0,0,0,0,0,0,0]"
+	filler := "Nothing in this sentence names the thing at all, it only fills the page with other words for a while."
+	seed(t, db, []page{
+		{slug: "l/later", title: "Later", chunks: []chunk{{ct, filler + " A tool to resize photo albums.", v}}},
+		{slug: "l/first", title: "First", chunks: []chunk{{ct, "A tool to resize photo albums. " + filler, v}}},
+		{slug: "l/second-chunk", title: "Second chunk", chunks: []chunk{
+			{ct, "An introduction in its own chunk.", v},
+			{ct, "A tool to resize photo albums. " + filler, v}}},
+	})
+	order := func() []string {
+		t.Helper()
+		rows, err := db.Query(ctx(t), `SELECT p.slug FROM brain.keyword_search('resize photo albums', 10) k JOIN brain.pages p ON p.id = k.page_id ORDER BY k.keyword_rank`)
+		if err != nil {
+			t.Fatalf("keyword_search: %v", err)
+		}
+		defer rows.Close()
+		var got []string
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, s)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	// l/second-chunk's words open its second chunk, which has no lead:
+	// it ties with l/later, broken by id.
+	if got, want := order(), []string{"l/first", "l/later", "l/second-chunk"}; !slices.Equal(got, want) {
+		t.Errorf("with the lead weighted: %v, want %v (l/first's text opens with the words)", got, want)
+	}
+	if _, err := db.Exec(ctx(t), `INSERT INTO brain.config VALUES ('search.lead_weight', '0')`); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := order(), []string{"l/later", "l/first", "l/second-chunk"}; !slices.Equal(got, want) {
+		t.Errorf("with search.lead_weight 0: %v, want %v (the same words: ties broken by id)", got, want)
 	}
 }
