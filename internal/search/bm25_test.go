@@ -220,35 +220,15 @@ func TestLeadWordsRankFirst(t *testing.T) {
 			{ct, "An introduction in its own chunk.", v},
 			{ct, "A tool to resize photo albums. " + filler, v}}},
 	})
-	order := func() []string {
-		t.Helper()
-		rows, err := db.Query(ctx(t), `SELECT p.slug FROM brain.keyword_search('resize photo albums', 10) k JOIN brain.pages p ON p.id = k.page_id ORDER BY k.keyword_rank`)
-		if err != nil {
-			t.Fatalf("keyword_search: %v", err)
-		}
-		defer rows.Close()
-		var got []string
-		for rows.Next() {
-			var s string
-			if err := rows.Scan(&s); err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, s)
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		return got
-	}
 	// l/second-chunk's words open its second chunk, which has no lead:
 	// it ties with l/later, broken by id.
-	if got, want := order(), []string{"l/first", "l/later", "l/second-chunk"}; !slices.Equal(got, want) {
+	if got, want := keywordSlugs(t, db, "resize photo albums", 10), []string{"l/first", "l/later", "l/second-chunk"}; !slices.Equal(got, want) {
 		t.Errorf("with the lead weighted: %v, want %v (l/first's text opens with the words)", got, want)
 	}
 	if _, err := db.Exec(ctx(t), `INSERT INTO brain.config VALUES ('search.lead_weight', '0')`); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := order(), []string{"l/later", "l/first", "l/second-chunk"}; !slices.Equal(got, want) {
+	if got, want := keywordSlugs(t, db, "resize photo albums", 10), []string{"l/later", "l/first", "l/second-chunk"}; !slices.Equal(got, want) {
 		t.Errorf("with search.lead_weight 0: %v, want %v (the same words: ties broken by id)", got, want)
 	}
 }
