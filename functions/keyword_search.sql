@@ -274,10 +274,11 @@ BEGIN
 		-- Five or six groups: all but two, when that is bounded too (Σ over
 		-- the pairs left out of the min of the others' bounds). A known
 		-- item's page often holds three of five words, or four of six, none
-		-- of them the rarest. Not past six: GIN evaluates the whole OR of
-		-- ANDs (15 of them at six groups, 28 at eight) for every chunk
-		-- holding any of the words, and seven or eight groups cost a search
-		-- 4% more for no gain measured (docs/retrieval.md).
+		-- of them the rarest. Not past six: GIN evaluates the whole
+		-- condition for every chunk holding one of its required words, and
+		-- seven or eight groups cost a search 4% more for no gain measured
+		-- (docs/retrieval.md; measured when near_strict wrote the OR of
+		-- every AND, 15 of them at six groups, 28 at eight).
 		IF near_drop = 1 AND cardinality(live) BETWEEN 5 AND 6 THEN
 			SELECT sum((SELECT min(u3) FROM unnest(live_ub) WITH ORDINALITY AS v3 (u3, o3) WHERE o3 NOT IN (v1.o1, v2.o2)))
 			INTO near2_ub
