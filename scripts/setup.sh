@@ -195,11 +195,11 @@ if [ "${PGBRAIN_SETUP_TESTS:-}" = 1 ] && command -v apt-cache >/dev/null 2>&1; t
 	# The long descriptions (memory question sets, the Debian check) are in
 	# apt's Translation-en lists, which an image set to Acquire::Languages
 	# "none" (Debian's cloud and container images) never fetches, and
-	# which a plain apt-get update there deletes again.
+	# which a plain apt-get update there deletes again (apt_update asks
+	# for them under make test).
 	if ! ls /var/lib/apt/lists/*_i18n_Translation-en* >/dev/null 2>&1; then
-		need_root "reading the package descriptions"
-		say "apt-get update -o Acquire::Languages=en (the packages' long descriptions)"
-		$SUDO apt-get update -qq -o Acquire::Languages=en >&2
+		apt_updated=0 # the lists are what counts, not an update this run made
+		apt_update
 	fi
 	if ! ls /usr/share/man/*/*.gz >/dev/null 2>&1; then
 		apt_install manpages
