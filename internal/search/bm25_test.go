@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/pgbrain/pgbrain/internal/dbtest"
 	"github.com/pgbrain/pgbrain/testdb"
 )
@@ -86,47 +87,14 @@ func TestBM25ScoresFollowTheFormula(t *testing.T) {
 	for _, tt := range tests {
 		for _, lead := range leads {
 			t.Run(fmt.Sprintf("%s/lead %v of %d", strings.Join(tt.lexemes, "+"), lead.w, lead.n), func(t *testing.T) {
-				want := map[int64]float64{}
-				rows, err := db.Query(ctx(t), reference, tt.lexemes, tt.idfs, tt.strict, 12.0, 0.1, 0.5, lead.w, lead.n)
-				if err != nil {
-					t.Fatalf("reference BM25: %v", err)
-				}
-				var ids []int64
-				for rows.Next() {
-					var id int64
-					var sc float64
-					if err := rows.Scan(&id, &sc); err != nil {
-						t.Fatal(err)
-					}
-					want[id] = sc
-					ids = append(ids, id)
-				}
-				if err := rows.Err(); err != nil {
-					t.Fatalf("reference BM25: %v", err)
-				}
+				want, ids := idScores(t, "reference BM25", db, reference, tt.lexemes, tt.idfs, tt.strict, 12.0, 0.1, 0.5, lead.w, lead.n)
 				asked := ids
 				if tt.twice {
 					asked = append(append(append([]int64{}, ids...), ids...), -1)
 				}
-				got := map[int64]float64{}
-				n := 0
-				rows, err = db.Query(ctx(t), `SELECT s.id, s.sc FROM brain.bm25_scores($1, $2, $3, $4::tsquery, 1.2, 0.75, 2.0, 0.5, 12.0, 0.1, 0.5, $5, $6) s`,
+				got, rowIDs := idScores(t, "brain.bm25_scores", db, `SELECT s.id, s.sc FROM brain.bm25_scores($1, $2, $3, $4::tsquery, 1.2, 0.75, 2.0, 0.5, 12.0, 0.1, 0.5, $5, $6) s`,
 					asked, tt.lexemes, tt.idfs, tt.strict, lead.w, lead.n)
-				if err != nil {
-					t.Fatalf("brain.bm25_scores: %v", err)
-				}
-				for rows.Next() {
-					var id int64
-					var sc float64
-					if err := rows.Scan(&id, &sc); err != nil {
-						t.Fatal(err)
-					}
-					got[id] = sc
-					n++
-				}
-				if err := rows.Err(); err != nil {
-					t.Fatalf("brain.bm25_scores: %v", err)
-				}
+				n := len(rowIDs)
 				if n != len(want) || len(got) != len(want) {
 					t.Fatalf("brain.bm25_scores returned %d rows for %d chunks, want one row for each of the %d asked", n, len(got), len(want))
 				}
@@ -151,6 +119,32 @@ func TestBM25ScoresFollowTheFormula(t *testing.T) {
 	if a != c || a == 0 {
 		t.Errorf("chunks with the same text scored %v and %v, want the same non-zero score", a, c)
 	}
+}
+
+// idScores runs sql, whose rows are (id, score), and returns the scores by
+// id and the ids in row order (an id twice if two rows hold it).
+func idScores(t *testing.T, what string, db *pgxpool.Pool, sql string, args ...any) (map[int64]float64, []int64) {
+	t.Helper()
+	rows, err := db.Query(ctx(t), sql, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	defer rows.Close()
+	scores := map[int64]float64{}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		var sc float64
+		if err := rows.Scan(&id, &sc); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		scores[id] = sc
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return scores, ids
 }
 
 // TestWordsTsquery checks brain.words_tsquery, which joins the stripped
