@@ -109,6 +109,12 @@ func TestFindKinds(t *testing.T) {
 		{KindAPIKey, "AKIA1234567890ABCDEF xoxb-1234567890-abcdef", []string{"AKIA1234567890ABCDEF", "xoxb-1234567890-abcdef"}},
 		{KindAPIKey, "ghp_abcdefghijklmnopqrstuvwxyz0123456789", []string{"ghp_abcdefghijklmnopqrstuvwxyz0123456789"}},
 		{KindAPIKey, "sk-learn-compatible-estimators task-1234567890abcdefghij AKIA123", nil},
+		// Keys whose case was changed on the way still give the key away.
+		{KindAPIKey, "token GHP_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 end", []string{"GHP_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"}},
+		{KindAPIKey, "Github_Pat_11ABCDEFG0123456789_abcdefghijKLMNOP", []string{"Github_Pat_11ABCDEFG0123456789_abcdefghijKLMNOP"}},
+		{KindAPIKey, "aws key akiaiosfodnn7example, Asia2345ABCDEFGHIJKL.", []string{"akiaiosfodnn7example", "Asia2345ABCDEFGHIJKL"}},
+		// Words that only start like a key: no digit, glued, too short.
+		{KindAPIKey, "asiaabcdefghijklmnop eurasiakia1234567890abcdef xghp_abcdefghijklmnopqrstuvwxyz0123456789 GHP_short1", nil},
 		{KindPrivateKey, "key:\n" + pemKey + "\ndone", []string{pemKey}},
 		{KindPrivateKey, "-----BEGIN OPENSSH PRIVATE KEY-----", []string{"-----BEGIN OPENSSH PRIVATE KEY-----"}},
 		{KindPrivateKey, "-----BEGIN PUBLIC KEY-----", nil},

@@ -34,6 +34,8 @@ func TestFindForRedaction(t *testing.T) {
 		{"token=abc", []string{"secret:abc"}},
 		{"export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", []string{"secret:wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}},
 		{"key AKIAIOSFODNN7EXAMPLE", []string{"api_key:AKIAIOSFODNN7EXAMPLE"}},
+		{"key akiaiosfodnn7example", []string{"api_key:akiaiosfodnn7example"}},
+		{"why does GHP_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 fail", []string{"api_key:GHP_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"}},
 		{"pk_live_51H8abcdEFGH", []string{"api_key:pk_live_51H8abcdEFGH"}},
 		{"postgres://bob:s3cr3t@db/x", []string{"url_password:s3cr3t"}},
 		{"IBAN de89 3704 0044 0532 0130 00", []string{"iban:de89 3704 0044 0532 0130 00"}},

@@ -39,13 +39,14 @@ var hintTexts = []string{
 	"no hint here",
 	"Password: x; DB_PASSWORD=y; passphrase pass",
 	"AKIA AKIAx akia sk-proj sk_live SK-UPPER xoxb-1 npm_ AIza aiza",
+	"GHP_ ghp_ Gho_ github_PAT_ Asia asia eurasia",
 	"acct a/c account routing ABA rtn sort code SWIFT bic tin ein tax",
 	"tintin einein aaaa accacct",
 	"°N 40° and \xc2\xb0 \xff\xfe\x00 key",
 }
 
 func TestHintIndexFind(t *testing.T) {
-	sets := []hintSet{{hints: apiKeyHints, exact: true}, {hints: secretHints}}
+	sets := []hintSet{{hints: apiKeyHints, exact: true}, {hints: secretHints}, {hints: caseKeyHints}}
 	for _, r := range contextRules {
 		sets = append(sets, hintSet{hints: r.hints})
 	}

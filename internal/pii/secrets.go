@@ -44,6 +44,32 @@ func containsAny(s string, subs []string) bool {
 // expression only runs on the text around them.
 var apiKeyHints = []string{"sk-", "sk_", "rk_", "AKIA", "ASIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AIza", "glpat-", "npm_"}
 
+// caseKeyRE matches the vendor keys of apiKeyRE whose prefix marks them
+// whatever the case, in any case: a token pasted through a tool that
+// upper-cases ("GHP_..."), an AWS key id lower-cased ("akia..."). The key is
+// no longer valid as written, but it still gives most of the real one away.
+// caseVariantKey checks what is left to tell it from prose.
+var caseKeyRE = regexp.MustCompile(`(?i)(?:gh[pousr]_[a-z0-9]{30,}` +
+	`|github_pat_[a-z0-9_]{22,}` +
+	`|(?:akia|asia)[a-z0-9]{16})`)
+
+// caseKeyHints are caseKeyRE's prefixes, matched in any case.
+var caseKeyHints = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "akia", "asia"}
+
+// caseVariantKey reports whether t[s:e], a match of caseKeyRE, is a whole
+// key: not glued to a word before or after it, and, for an AWS key id,
+// holding a digit as the base32 ids AWS issues all but always do ("Asia" +
+// sixteen letters is a run-together word, not a key).
+func caseVariantKey(t string, s, e int) bool {
+	if (s > 0 && isWordByte(t[s-1])) || (e < len(t) && isWordByte(t[e])) {
+		return false
+	}
+	if k := asciiLower(t[s:e]); strings.HasPrefix(k, "akia") || strings.HasPrefix(k, "asia") {
+		return countDigits(k[4:]) > 0
+	}
+	return true
+}
+
 var privateKeyRE = regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)
 
 // secretAssignRE matches "password: x", "DB_PASSWORD=x", `"api_key": "x"` on
@@ -145,11 +171,12 @@ var placeholders = map[string]bool{
 const (
 	hintAPIKey  = iota
 	hintSecret  // secretHints
+	hintCaseKey // caseKeyHints
 	hintContext // the first of contextRules' hints, in order
 )
 
 var hints = func() *hintIndex {
-	sets := []hintSet{{hints: apiKeyHints, exact: true}, {hints: secretHints}}
+	sets := []hintSet{{hints: apiKeyHints, exact: true}, {hints: secretHints}, {hints: caseKeyHints}}
 	for _, r := range contextRules {
 		sets = append(sets, hintSet{hints: r.hints})
 	}
@@ -200,6 +227,11 @@ func (f *finder) secrets(query bool) {
 			// A long hyphenated word after "sk-" is prose; real keys are random
 			// and all but certain to hold a digit.
 			if strings.HasPrefix(key, "AKIA") || strings.HasPrefix(key, "ASIA") || countDigits(key[3:]) > 0 {
+				f.add(m[0], m[1], KindAPIKey)
+			}
+		}
+		for _, m := range findAll(caseKeyRE, t, keyWindow.around(t, f.hintsAt(hintCaseKey))) {
+			if caseVariantKey(t, m[0], m[1]) {
 				f.add(m[0], m[1], KindAPIKey)
 			}
 		}
