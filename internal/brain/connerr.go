@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -33,6 +35,9 @@ func (e connectError) Error() string {
 	var dns *net.DNSError
 	var pg *pgconn.PgError
 	switch {
+	case (errors.Is(e.err, syscall.ECONNREFUSED) || errors.Is(e.err, syscall.ENOENT)) && embeddedDir(e.err) != "":
+		msg += fmt.Sprintf("\nthis is the socket of pgbrain's embedded cluster in %s, which is stopped: start it with 'pgbrain db start' "+
+			"(PGBRAIN_HOME set as when it was made), or leave out --database-url and pgbrain starts it itself", embeddedDir(e.err))
 	case errors.Is(e.err, syscall.ECONNREFUSED) || errors.Is(e.err, syscall.ENOENT):
 		msg += "\nno PostgreSQL is listening there: start it, or point --database-url (DATABASE_URL, PGBRAIN_DATABASE_URL) at a running one; without either pgbrain starts its own embedded cluster"
 	case errors.As(e.err, &dns) && dns.IsNotFound:
@@ -43,4 +48,19 @@ func (e connectError) Error() string {
 		msg += "\nthe server refused the user name or the password; check both in --database-url (or in PGPASSWORD and ~/.pgpass)"
 	}
 	return msg
+}
+
+// embeddedDir returns the cluster directory when the failed connection was
+// to the socket directory of a pgbrain embedded cluster (DIR/run beside
+// DIR/data, as internal/pgcluster lays it out), else "".
+func embeddedDir(err error) string {
+	var ce *pgconn.ConnectError
+	if !errors.As(err, &ce) || ce.Config == nil || !filepath.IsAbs(ce.Config.Host) || filepath.Base(ce.Config.Host) != "run" {
+		return ""
+	}
+	dir := filepath.Dir(ce.Config.Host)
+	if _, err := os.Stat(filepath.Join(dir, "data", "PG_VERSION")); err != nil {
+		return ""
+	}
+	return dir
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -46,6 +48,29 @@ func TestOpenWhereNothingListensSaysSoOnce(t *testing.T) {
 		if !errors.Is(err, syscall.ECONNREFUSED) && !errors.Is(err, syscall.ENOENT) {
 			t.Errorf("Open(%s): %v no longer wraps the dial error", url, err)
 		}
+	}
+}
+
+// A stopped embedded cluster is named as such, with the command that
+// starts it: its socket directory (DIR/run beside DIR/data) is there, the
+// socket is not.
+func TestOpenOfAStoppedEmbeddedClusterNamesDbStart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, p := range []string{filepath.Join(dir, "run"), filepath.Join(dir, "data")} {
+		if err := os.Mkdir(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "data", "PG_VERSION"), []byte("15\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(context.Background(), "postgresql:///brain?host="+filepath.Join(dir, "run")+"&user=pgbrain&sslmode=disable")
+	if err == nil {
+		t.Fatal("Open succeeded with the embedded cluster stopped")
+	}
+	if msg := err.Error(); !strings.Contains(msg, "pgbrain db start") || !strings.Contains(msg, dir) {
+		t.Errorf("Open of a stopped embedded cluster: %q does not name 'pgbrain db start' and %s", msg, dir)
 	}
 }
 
