@@ -85,6 +85,33 @@ func answerNotes(w io.Writer, q string, r *search.Response) {
 	phrasesNote(w, r)
 	cutNote(w, r)
 	vectorOnlyNote(w, r)
+	vectorFillNote(w, r)
+}
+
+// vectorFillNote says when the keyword matches ran out before the answer
+// did and the vector arm filled the rest: "東京" held by two pages answers
+// with those two and eight nearest chunks, which, with the local embedder,
+// are seldom related. Said only when every keyword match comes first, as
+// a fill puts them; a fused answer interleaves the arms.
+func vectorFillNote(w io.Writer, r *search.Response) {
+	matched := 0
+	for matched < len(r.Results) && r.Results[matched].KeywordRank != nil {
+		matched++
+	}
+	if matched == 0 || matched == len(r.Results) {
+		return
+	}
+	for _, res := range r.Results[matched:] {
+		if res.KeywordRank != nil {
+			return
+		}
+	}
+	holds := "results hold"
+	if matched == 1 {
+		holds = "result holds"
+	}
+	fmt.Fprintf(w, "pgbrain: note: only the first %d %s a word of the query; the other %d are the nearest chunks by the vector arm, which may be unrelated (see docs/retrieval.md, \"Fusion and the trust rule\")\n",
+		matched, holds, len(r.Results)-matched)
 }
 
 // vectorOnlyNote says when no result holds a word of the query: every row

@@ -414,8 +414,17 @@ func TestVectorOnlyAnswerIsNoted(t *testing.T) {
 	if !strings.Contains(errOut, note) {
 		t.Errorf("query Привет мир: stderr %q, want the note %q", errOut, note)
 	}
-	if _, errOut, code := pgbrain(t, b.url, "", "query", "mutex lock"); code != 0 || strings.Contains(errOut, note) {
+	out, errOut, code = pgbrain(t, b.url, "", "query", "mutex lock")
+	if code != 0 || strings.Contains(errOut, note) {
 		t.Errorf("query mutex lock: exit %d, stderr %q; want no vector-only note", code, errOut)
+	}
+	// One page holds the words; the vector arm fills the answer with the
+	// other two, and the note says which rows are which.
+	if rows := strings.Count(out, "\n") - 1; rows != 3 || !strings.Contains(errOut, "only the first 1 result holds a word of the query; the other 2 are the nearest chunks by the vector arm") {
+		t.Errorf("query mutex lock: %d rows, stderr %q; want 3 rows and the fill note", rows, errOut)
+	}
+	if _, errOut, code := pgbrain(t, b.url, "", "search", "mutex lock"); code != 0 || strings.Contains(errOut, "nearest chunks") {
+		t.Errorf("search mutex lock: exit %d, stderr %q; want no vector note (keyword only)", code, errOut)
 	}
 	// Pages holding "mutex" were all left out by "-lock": the note says a
 	// -word did it, not that no page holds the words.
