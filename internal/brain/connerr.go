@@ -35,11 +35,13 @@ func (e connectError) Error() string {
 	var dns *net.DNSError
 	var pg *pgconn.PgError
 	switch {
-	case (errors.Is(e.err, syscall.ECONNREFUSED) || errors.Is(e.err, syscall.ENOENT)) && embeddedDir(e.err) != "":
-		msg += fmt.Sprintf("\nthis is the socket of pgbrain's embedded cluster in %s, which is stopped: start it with 'pgbrain db start' "+
-			"(PGBRAIN_HOME set as when it was made), or leave out --database-url and pgbrain starts it itself", embeddedDir(e.err))
 	case errors.Is(e.err, syscall.ECONNREFUSED) || errors.Is(e.err, syscall.ENOENT):
-		msg += "\nno PostgreSQL is listening there: start it, or point --database-url (DATABASE_URL, PGBRAIN_DATABASE_URL) at a running one; without either pgbrain starts its own embedded cluster"
+		if dir := embeddedDir(e.err); dir != "" {
+			msg += fmt.Sprintf("\nthis is the socket of pgbrain's embedded cluster in %s, which is stopped: start it with 'pgbrain db start' "+
+				"(PGBRAIN_HOME set as when it was made), or leave out --database-url and pgbrain starts it itself", dir)
+		} else {
+			msg += "\nno PostgreSQL is listening there: start it, or point --database-url (DATABASE_URL, PGBRAIN_DATABASE_URL) at a running one; without either pgbrain starts its own embedded cluster"
+		}
 	case errors.As(e.err, &dns) && dns.IsNotFound:
 		msg += fmt.Sprintf("\nthe host %q is not known: check the host in --database-url (DATABASE_URL, PGBRAIN_DATABASE_URL)", dns.Name)
 	case errors.As(e.err, &pg) && pg.Code == "3D000":

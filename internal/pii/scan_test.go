@@ -46,10 +46,7 @@ var hintTexts = []string{
 }
 
 func TestHintIndexFind(t *testing.T) {
-	sets := []hintSet{{hints: apiKeyHints, exact: true}, {hints: secretHints}, {hints: caseKeyHints}}
-	for _, r := range contextRules {
-		sets = append(sets, hintSet{hints: r.hints})
-	}
+	sets := hintSets()
 	for _, text := range hintTexts {
 		got, want := hints.find(text, asciiLower(text)), naiveHints(text, sets)
 		for i := range want {

@@ -175,13 +175,16 @@ const (
 	hintContext // the first of contextRules' hints, in order
 )
 
-var hints = func() *hintIndex {
+var hints = newHintIndex(hintSets()...)
+
+// hintSets are the sets hints indexes, in the order of the constants above.
+func hintSets() []hintSet {
 	sets := []hintSet{{hints: apiKeyHints, exact: true}, {hints: secretHints}, {hints: caseKeyHints}}
 	for _, r := range contextRules {
 		sets = append(sets, hintSet{hints: r.hints})
 	}
-	return newHintIndex(sets...)
-}()
+	return sets
+}
 
 var (
 	// keyWindow covers a vendor key: it starts at its hint and runs to the
