@@ -83,6 +83,26 @@ type Dataset struct {
 	repeated int
 }
 
+// MaxQuestionBytes bounds one question of a dataset file, in either form:
+// a run holds a question whole in memory (several times its size once
+// parsed), and no LongMemEval question comes near it (LongMemEval_M's
+// 2.7 GB are 500 questions). A larger entry is refused before it is read
+// whole, naming its line.
+const MaxQuestionBytes = 64 << 20
+
+// errQuestionTooLarge is what the bounded readers below return past the
+// bound.
+var errQuestionTooLarge = errors.New("question too large")
+
+// tooLarge is the error for an entry at line that is over limit bytes.
+func tooLarge(name string, line int, limit int) error {
+	size := fmt.Sprintf("%d bytes", limit)
+	if limit%(1<<20) == 0 {
+		size = fmt.Sprintf("%d MiB", limit>>20)
+	}
+	return fmt.Errorf("%s:%d: this question is larger than %s, more than a run holds in memory for one question: check that the file is the LongMemEval dataset, or split the question's haystack", name, line, size)
+}
+
 // entry is where one question is in the file.
 type entry struct {
 	id   string
@@ -114,7 +134,7 @@ func open(path string, keep func(Question)) (*Dataset, error) {
 		f.Close()
 		return nil, fmt.Errorf("reading the dataset: %s is a directory: give the LongMemEval JSON or JSONL file", path)
 	}
-	d, err := scan(path, f, fi.Size(), keep)
+	d, err := scan(path, f, fi.Size(), keep, MaxQuestionBytes)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -175,15 +195,16 @@ func ReadFile(path string) ([]Question, error) {
 // and line of the bad entry.
 func Parse(name string, data []byte) ([]Question, error) {
 	var qs []Question
-	if _, err := scan(name, bytes.NewReader(data), int64(len(data)), func(q Question) { qs = append(qs, q) }); err != nil {
+	if _, err := scan(name, bytes.NewReader(data), int64(len(data)), func(q Question) { qs = append(qs, q) }, MaxQuestionBytes); err != nil {
 		return nil, err
 	}
 	return qs, nil
 }
 
 // scan indexes and checks the dataset in r, of size bytes, which name
-// names in errors, handing each question to keep when it is set.
-func scan(name string, r io.ReaderAt, size int64, keep func(Question)) (*Dataset, error) {
+// names in errors, handing each question to keep when it is set. No
+// question may be larger than limit bytes.
+func scan(name string, r io.ReaderAt, size int64, keep func(Question), limit int) (*Dataset, error) {
 	d := &Dataset{name: name, r: r}
 	start, first, err := firstContent(r, size)
 	if err != nil {
@@ -216,9 +237,9 @@ func scan(name string, r io.ReaderAt, size int64, keep func(Question)) (*Dataset
 		return nil
 	}
 	if first == '[' {
-		err = scanArray(name, r, size, start, add)
+		err = scanArray(name, r, size, start, limit, add)
 	} else {
-		err = scanLines(name, r, size, add)
+		err = scanLines(name, r, size, limit, add)
 	}
 	if err != nil {
 		return nil, err
@@ -314,8 +335,9 @@ func lineOf(r io.ReaderAt, off, size int64) int {
 }
 
 // scanArray reads the JSON array form, whose "[" is at start.
-func scanArray(name string, r io.ReaderAt, size, start int64, add func([]byte, int64, int) error) error {
-	dec := json.NewDecoder(io.NewSectionReader(r, start, size-start))
+func scanArray(name string, r io.ReaderAt, size, start int64, limit int, add func([]byte, int64, int) error) error {
+	br := &boundedReader{r: r, pos: start, size: size, from: start, limit: int64(limit)}
+	dec := json.NewDecoder(br)
 	line := lineOf(r, start, size)
 	if _, err := dec.Token(); err != nil {
 		return fmt.Errorf("%s:%d: %w", name, line, err)
@@ -328,17 +350,25 @@ func scanArray(name string, r io.ReaderAt, size, start int64, add func([]byte, i
 		}
 		line += nl
 		var raw json.RawMessage
+		br.from = at
 		if err := dec.Decode(&raw); err != nil {
+			if errors.Is(err, errQuestionTooLarge) {
+				return tooLarge(name, line, limit)
+			}
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 				return fmt.Errorf("%s:%d: the file ends inside the array: is it cut short?", name, lineOf(r, size, size))
 			}
 			return fmt.Errorf("%s:%d: not valid JSON: %w", name, lineOf(r, syntaxErrorAt(r, at, size), size), err)
+		}
+		if len(raw) > limit {
+			return tooLarge(name, line, limit)
 		}
 		if err := add(raw, at, line); err != nil {
 			return err
 		}
 		line += bytes.Count(raw, []byte{'\n'})
 		end = at + int64(len(raw))
+		br.from = end
 	}
 	if _, err := dec.Token(); err != nil {
 		return fmt.Errorf("%s:%d: the array is not closed: %w", name, lineOf(r, size, size), err)
@@ -351,11 +381,14 @@ func scanArray(name string, r io.ReaderAt, size, start int64, add func([]byte, i
 }
 
 // scanLines reads the JSON Lines form.
-func scanLines(name string, r io.ReaderAt, size int64, add func([]byte, int64, int) error) error {
+func scanLines(name string, r io.ReaderAt, size int64, limit int, add func([]byte, int64, int) error) error {
 	br := bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 1<<20)
 	var off int64
 	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
+		b, err := readLine(br, limit+len("\ufeff"))
+		if errors.Is(err, errQuestionTooLarge) {
+			return tooLarge(name, line, limit)
+		}
 		if err != nil && err != io.EOF {
 			return fmt.Errorf("%s:%d: %w", name, line, err)
 		}
@@ -365,6 +398,9 @@ func scanLines(name string, r io.ReaderAt, size int64, add func([]byte, int64, i
 		t := bytes.TrimSpace(b)
 		if line == 1 {
 			t = bytes.TrimPrefix(t, []byte("\ufeff"))
+		}
+		if len(t) > limit {
+			return tooLarge(name, line, limit)
 		}
 		if len(t) > 0 {
 			// t is a subslice of b: its offset in b is how much of b's
@@ -378,6 +414,52 @@ func scanLines(name string, r io.ReaderAt, size int64, add func([]byte, int64, i
 			return nil
 		}
 	}
+}
+
+// readLine is bufio.Reader.ReadBytes('\n') that gives up with
+// errQuestionTooLarge once the line holds more than limit bytes (its line
+// end and surrounding white space aside), before it has read the rest.
+// (The caller checks the exact bound; this one only stops the reading.)
+func readLine(br *bufio.Reader, limit int) ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		line = append(line, frag...)
+		if len(bytes.TrimSpace(line)) > limit {
+			return nil, errQuestionTooLarge
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
+}
+
+// boundedReader reads r from pos on, as io.Reader, for the array form's
+// JSON decoder, and never lets it read more than limit bytes past from,
+// the start of the value being decoded: a larger value then fails with
+// errQuestionTooLarge instead of being buffered whole. Values are at most
+// limit bytes, so every value that fits is read in full; the caller checks
+// the exact bound.
+type boundedReader struct {
+	r                      io.ReaderAt
+	pos, size, from, limit int64
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if b.pos >= b.size {
+		return 0, io.EOF
+	}
+	allow := b.from + b.limit + 1 - b.pos // one byte more shows the value goes on
+	if allow <= 0 {
+		return 0, errQuestionTooLarge
+	}
+	p = p[:min(int64(len(p)), allow, b.size-b.pos)]
+	n, err := b.r.ReadAt(p, b.pos)
+	b.pos += int64(n)
+	if err == io.EOF && n > 0 {
+		err = nil
+	}
+	return n, err
 }
 
 // syntaxErrorAt is where the JSON value starting at off goes wrong. A

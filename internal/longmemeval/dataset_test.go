@@ -228,3 +228,64 @@ func TestRepeatedSessions(t *testing.T) {
 		t.Errorf("different turns under one id: %v", err)
 	}
 }
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r    *bytes.Reader
+	read int64
+}
+
+func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	c.read += int64(n)
+	return n, err
+}
+
+// A question over the bound is refused with its line, in either form,
+// without the rest of it being read; one at the bound is read.
+func TestQuestionSizeBound(t *testing.T) {
+	t.Parallel()
+	small := `{"question_id":"a","question":"q"}`
+	big := `{"question_id":"b","question":"` + strings.Repeat("x", 1<<20) + `"}`
+	huge := `{"question_id":"c","question":"` + strings.Repeat("x", 8<<20) + `"}`
+	cases := []struct {
+		name, data string
+		limit      int
+		want       string // "" when the scan must succeed
+	}{
+		{"array, at the bound", "[\n" + small + ",\n" + big + "\n]", len(big), ""},
+		{"array, one byte over", "[\n" + small + ",\n" + big + "\n]", len(big) - 1, "f:3: this question is larger than"},
+		{"array, far over", "[\n" + small + ",\n\n" + huge + ",\n" + small + "\n]", 4096, "f:4: this question is larger than 4096 bytes"},
+		{"lines, at the bound", small + "\n" + big + "\n", len(big), ""},
+		{"lines, one byte over", small + "\n" + big + "\n", len(big) - 1, "f:2: this question is larger than"},
+		{"lines, far over, no line end", small + "\n\n" + huge, 4096, "f:3: this question is larger than 4096 bytes"},
+		{"lines, byte order mark at the bound", "\ufeff" + small + "\n", len(small), ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := &countingReader{r: bytes.NewReader([]byte(c.data))}
+			d, err := scan("f", r, int64(len(c.data)), nil, c.limit)
+			if c.want == "" {
+				if err != nil {
+					t.Fatalf("scan: %v", err)
+				}
+				if d.Len() < 1 {
+					t.Fatalf("scan found %d questions", d.Len())
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "split the question") {
+				t.Fatalf("err = %v, want %q and the fix", err, c.want)
+			}
+			// The scan stops soon after the bound: the file's reader is not
+			// asked for the whole oversized question (bufio and the decoder
+			// read ahead by at most their buffers).
+			if c.limit < 1<<16 && r.read > int64(c.limit)+(2<<20) {
+				t.Errorf("read %d bytes of a %d-byte file before refusing a question over %d bytes", r.read, len(c.data), c.limit)
+			}
+		})
+	}
+	if MaxQuestionBytes < 32<<20 {
+		t.Errorf("MaxQuestionBytes = %d: LongMemEval_M's questions must fit", MaxQuestionBytes)
+	}
+}

@@ -236,12 +236,24 @@ func FuzzParse(f *testing.F) {
 	f.Add(mustReadF(f, sampleDataset))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var qs []Question
-		d, err := scan("fuzz", bytes.NewReader(data), int64(len(data)), func(q Question) { qs = append(qs, q) })
+		d, err := scan("fuzz", bytes.NewReader(data), int64(len(data)), func(q Question) { qs = append(qs, q) }, MaxQuestionBytes)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "fuzz") {
 				t.Fatalf("error does not name the file: %v", err)
 			}
 			return
+		}
+		// The size bound is exact: the largest entry passes at its own
+		// size and is refused one byte below it.
+		largest := 0
+		for _, e := range d.entries {
+			largest = max(largest, e.size)
+		}
+		if _, err := scan("fuzz", bytes.NewReader(data), int64(len(data)), nil, largest); err != nil {
+			t.Fatalf("refused at the largest entry's size %d: %v", largest, err)
+		}
+		if _, err := scan("fuzz", bytes.NewReader(data), int64(len(data)), nil, largest-1); err == nil || !strings.Contains(err.Error(), "larger than") {
+			t.Fatalf("accepted an entry of %d bytes under a bound of %d: %v", largest, largest-1, err)
 		}
 		lines := bytes.Count(data, []byte{'\n'}) + 1
 		for i, q := range qs {
