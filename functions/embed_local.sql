@@ -44,9 +44,11 @@ BEGIN ATOMIC
 	SELECT (brain.tsv_features(doc)).embedding;
 END;
 
--- embed_local reads text as pages are read (brain.text_tsvector).
+-- embed_local reads text as pages are read (brain.text_tsvector, and the
+-- parts of slashed words, brain.slash_parts, as brain.chunk_tsv adds them).
 CREATE OR REPLACE FUNCTION brain.embed_local(t text) RETURNS vector({{.dim}})
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
-	SELECT brain.embed_tsvector(brain.text_tsvector(t));
+	SELECT brain.embed_tsvector(CASE WHEN strpos(t, '/') = 0 THEN brain.text_tsvector(t)
+	                                 ELSE brain.slash_parts(brain.text_tsvector(t)) END);
 END;

@@ -11,8 +11,8 @@
 --   b·doc_len/avgdl), over all of the query's terms (the title, which every
 --   chunk of the page repeats, is not length-normalised; timeline
 --   positions count timeline_weight in tf_text)
---   (a hyphenated word counts through its parts and joined form; its own
---   lexeme only when none of its parts is a term)
+--   (a hyphenated or slashed word counts through its parts and joined
+--   form; its own lexeme only when none of its parts is a term)
 --   (k1, b, field weights from brain.search_settings); score =
 --   (BM25 · (1 + coverage_weight · coverage²) + title_affinity · affinity)
 --   · (1 + title_coverage · explained) · (1 − title_unexplained)^unexplained
@@ -224,20 +224,29 @@ BEGIN
 	                 ORDER BY coalesce(t.doc_freq, 0), l.lexeme)
 	INTO lex, dfs, idfs
 	FROM unnest(all_terms) AS l (lexeme) LEFT JOIN brain.term_stats t ON t.lexeme = l.lexeme;
-	-- A hyphenated word's own lexeme ("tesseract-ocr") finds chunks but is
-	-- not scored when one of its parts is a term of its group: with its
-	-- parts and joined form it counted the word up to three times (in BM25
-	-- and in the title terms), and a page holding exactly that compound (a
-	-- title "tesseract-ocr") beat the page holding its parts and the rest
-	-- of the query ("tesseract-ocr-pan", "... Punjabi"). A part is a term
-	-- without a dash that the lexeme contains, other than its joined form;
-	-- "to-do" (both parts stop words), the other side of an OR, a slashed
-	-- word, a host name and a negative number ("-64") stay scored.
+	-- A hyphenated or slashed word's own lexeme ("tesseract-ocr",
+	-- "tcp/ip") finds chunks but is not scored when one of its parts is a
+	-- term of its group: with its parts (and joined form) it counted the
+	-- word up to three times (in BM25 and in the title terms), and a page
+	-- holding exactly that compound (a title "tesseract-ocr") beat the page
+	-- holding its parts and the rest of the query ("tesseract-ocr-pan",
+	-- "... Punjabi"). Pages index a slashed word's parts too (migration
+	-- 026), so its parts score it wherever its own lexeme would. A part is
+	-- a term without a dash or slash that the lexeme contains, other than
+	-- its joined form, or for a slashed word one of the lexemes its parts
+	-- read as; "to-do" and "and/or" (parts that are stop words), the
+	-- other side of an OR, a host name, a URL (host/path: its host and
+	-- its path are terms of their own) and a negative number ("-64") stay
+	-- scored.
 	unscored := ARRAY(
 		SELECT t FROM unnest(p.terms) AS t
-		WHERE strpos(t, '-') > 0 AND strpos(t, '/') = 0 AND EXISTS (
+		WHERE (strpos(t, '/') = 0 AND strpos(t, '-') > 0 OR strpos(t, '/') > 0
+		       AND NOT (split_part(t, '/', 1) = ANY (p.terms) AND substr(t, strpos(t, '/')) = ANY (p.terms))) AND EXISTS (
 			SELECT 1 FROM unnest(p.groups) AS g, unnest(p.terms) AS u
-			WHERE strpos(u, '-') = 0 AND u <> replace(t, '-', '') AND strpos(t, u) > 0
+			WHERE strpos(u, '-') = 0 AND strpos(u, '/') = 0 AND u <> replace(t, '-', '')
+			  -- (a slashed word's parts are stemmed on their own:
+			  -- "policy/strategy" -> polici, strategi)
+			  AND (strpos(t, u) > 0 OR strpos(t, '/') > 0 AND u = ANY (tsvector_to_array(brain.text_tsvector(translate(t, '/', ' ')))))
 			  AND g @> brain.lexeme_tsquery(t) AND g @> brain.lexeme_tsquery(u)));
 	SELECT coalesce(array_agg(u.l ORDER BY u.o), '{}'), coalesce(array_agg(u.i ORDER BY u.o), '{}')
 	INTO s_lex, s_idfs
@@ -715,7 +724,8 @@ END;
 -- words are the chunk's weight-A (title) lexemes, stemmed and unaccented
 -- like the query's, cut at digits and at the punctuation the parser keeps
 -- inside words ("python3-genshi" -> python, genshi; "gir1.2-vte-2.91" ->
--- gir, vte); words of one character are ignored. A lexeme and a title word
+-- gir, vte; a slashed word is read through its parts, which the title
+-- holds as lexemes of their own); words of one character are ignored. A lexeme and a title word
 -- match when they are equal, the word begins with the lexeme (lexeme of 3+
 -- characters: "rust" in "rustc"), the lexeme begins with the word (word of
 -- 3+ characters: "dev" for "develop", "lib" for "librari"), the word
@@ -738,7 +748,10 @@ BEGIN
 		SELECT DISTINCT c.id, x AS w
 		FROM brain.chunks c,
 		     unnest(string_to_array(translate(
-				array_to_string(tsvector_to_array(ts_filter(c.tsv, '{a}')), ' '),
+				-- (a slashed word's parts are lexemes of their own, migration
+				-- 026: the whole word would count them twice)
+				array_to_string(ARRAY(SELECT l FROM unnest(tsvector_to_array(ts_filter(c.tsv, '{a}'))) l
+				                      WHERE strpos(l, '/') = 0), ' '),
 				'0123456789-_./+@:~', '                  '), ' ')) x
 		WHERE c.id = ANY (ids) AND length(x) >= 2),
 	m AS (

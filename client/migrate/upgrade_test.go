@@ -450,73 +450,89 @@ func TestUpgradeTo22RetypesNonASCIIFolders(t *testing.T) {
 	}
 }
 
-// Migration 023 indexes again the chunks that hold a Greek final sigma, in
-// their text or their page's title, so "σοφός" stored before it is found
-// as "ΣΟΦΟΣ" after it; a vector from a remote embedder is kept (the text
-// did not change), a 'local' one follows the new tsvector.
-func TestUpgradeTo23IndexesFinalSigma(t *testing.T) {
+// Migrations that change how text is read index again the chunks they
+// affect: 023 those holding a Greek final sigma, in their text or their
+// page's title, so "σοφός" stored before it is found as "ΣΟΦΟΣ" after it;
+// 026 those holding a slash, so "TCP/IP" stored before it is found by
+// "tcp". A vector from a remote embedder is kept (the text did not
+// change), a 'local' one follows the new tsvector.
+func TestUpgradeIndexesAgainWhatANewReadingChanges(t *testing.T) {
 	t.Parallel()
-	for _, embedder := range []string{"local", "openai"} {
-		t.Run(embedder, func(t *testing.T) {
-			t.Parallel()
-			ctx := context.Background()
-			conn := restoreReleased(t, 22)
-			if _, err := conn.Exec(ctx, `
-				WITH p AS (INSERT INTO brain.pages (slug, title, type, body, timeline, content_hash) VALUES
-					('el/sofos', 'Σημείωση', 'el', 'Ο σοφός γέρος', '', repeat('cd', 32)),
-					('el/title', 'Ο λόγος', 'el', 'κείμενο', '', repeat('cd', 32)) RETURNING id, body)
-				INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text) SELECT id, 0, 'compiled_truth', body FROM p`); err != nil {
-				t.Fatal(err)
-			}
-			if embedder != "local" {
-				// As a remote embedder leaves them: vectors computed outside.
-				if _, err := conn.Exec(ctx, `UPDATE brain.config SET value = $1 WHERE key = 'embedder'`, embedder); err != nil {
+	for _, c := range []struct {
+		name  string
+		from  int32  // the released version restored
+		pages string // VALUES of (slug, title, type, body, timeline, content_hash), slugs under "x/"
+		finds []string
+	}{
+		{"023 final sigma", 22, `('x/sofos', 'Σημείωση', 'el', 'Ο σοφός γέρος', '', repeat('cd', 32)),
+			('x/title', 'Ο λόγος', 'el', 'κείμενο', '', repeat('cd', 32))`, []string{"ΣΟΦΟΣ", "ΛΟΓΟΣ"}},
+		{"026 slashed words", 25, `('x/net', 'Network notes', 'note', 'Set up TCP/IP for the client/server link in /etc/hosts.d/lan', '', repeat('cd', 32)),
+			('x/title', 'GNU/Linux tips', 'note', 'kernel flags', '', repeat('cd', 32))`, []string{"tcp", "server", "lan", "linux"}},
+	} {
+		for _, embedder := range []string{"local", "openai"} {
+			t.Run(c.name+"/"+embedder, func(t *testing.T) {
+				t.Parallel()
+				ctx := context.Background()
+				conn := restoreReleased(t, c.from)
+				if _, err := conn.Exec(ctx, `
+					WITH p AS (INSERT INTO brain.pages (slug, title, type, body, timeline, content_hash) VALUES `+c.pages+` RETURNING id, body)
+					INSERT INTO brain.chunks (page_id, chunk_index, chunk_source, text) SELECT id, 0, 'compiled_truth', body FROM p`); err != nil {
 					t.Fatal(err)
 				}
-				if _, err := conn.Exec(ctx, `UPDATE brain.chunks SET embedding = array_fill(0.5::real, ARRAY[vector_dims(embedding)])::vector
-					WHERE embedding IS NOT NULL`); err != nil {
+				if embedder != "local" {
+					// As a remote embedder leaves them: vectors computed outside.
+					if _, err := conn.Exec(ctx, `UPDATE brain.config SET value = $1 WHERE key = 'embedder'`, embedder); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := conn.Exec(ctx, `UPDATE brain.chunks SET embedding = array_fill(0.5::real, ARRAY[vector_dims(embedding)])::vector
+						WHERE embedding IS NOT NULL`); err != nil {
+						t.Fatal(err)
+					}
+				}
+				found := func(q string) int {
+					var n int
+					if err := conn.QueryRow(ctx, `SELECT count(*) FROM brain.chunks WHERE tsv @@ brain.words_tsquery($1)`, q).Scan(&n); err != nil {
+						t.Fatal(err)
+					}
+					return n
+				}
+				for _, q := range c.finds {
+					if n := found(q); n != 0 {
+						t.Fatalf("before the migration %q already finds %d chunks: the test shows nothing", q, n)
+					}
+				}
+				if err := migrate.Up(ctx, conn, migrate.Options{}); err != nil {
 					t.Fatal(err)
 				}
-			}
-			found := func(q string) int {
-				var n int
-				if err := conn.QueryRow(ctx, `SELECT count(*) FROM brain.chunks WHERE tsv @@ brain.words_tsquery($1)`, q).Scan(&n); err != nil {
+				for _, q := range c.finds {
+					if n := found(q); n != 1 {
+						t.Errorf("after the migration %q finds %d chunks, want 1", q, n)
+					}
+				}
+				// Their tsvector and doc_len are today's, and so is a local
+				// vector; a remote one is the one stored before.
+				var stale, nullVec, kept, total int
+				if err := conn.QueryRow(ctx, `SELECT
+					count(*) FILTER (WHERE c.tsv IS DISTINCT FROM brain.chunk_tsv(p.title, c.text, c.chunk_source)
+					   OR c.doc_len IS DISTINCT FROM brain.tsv_length(c.tsv)
+					   OR ($1 = 'local' AND c.embedding IS DISTINCT FROM brain.embed_tsvector(c.tsv))),
+					count(*) FILTER (WHERE c.embedding IS NULL),
+					count(*) FILTER (WHERE c.embedding = array_fill(0.5::real, ARRAY[vector_dims(c.embedding)])::vector),
+					count(*)
+					FROM brain.chunks c JOIN brain.pages p ON p.id = c.page_id`, embedder).Scan(&stale, &nullVec, &kept, &total); err != nil {
 					t.Fatal(err)
 				}
-				return n
-			}
-			if found("ΣΟΦΟΣ") != 0 || found("ΛΟΓΟΣ") != 0 {
-				t.Fatal("before migration 023 the capitals already find the small letters: the test shows nothing")
-			}
-			if err := migrate.Up(ctx, conn, migrate.Options{}); err != nil {
-				t.Fatal(err)
-			}
-			if found("ΣΟΦΟΣ") != 1 || found("ΛΟΓΟΣ") != 1 {
-				t.Errorf("after migration 023: ΣΟΦΟΣ finds %d chunks, ΛΟΓΟΣ (a title word) %d; want 1 each", found("ΣΟΦΟΣ"), found("ΛΟΓΟΣ"))
-			}
-			// Their tsvector and doc_len are today's, and so is a local
-			// vector; a remote one is the one stored before.
-			var stale, nullVec, kept, total int
-			if err := conn.QueryRow(ctx, `SELECT
-				count(*) FILTER (WHERE c.tsv IS DISTINCT FROM brain.chunk_tsv(p.title, c.text, c.chunk_source)
-				   OR c.doc_len IS DISTINCT FROM brain.tsv_length(c.tsv)
-				   OR ($1 = 'local' AND c.embedding IS DISTINCT FROM brain.embed_tsvector(c.tsv))),
-				count(*) FILTER (WHERE c.embedding IS NULL),
-				count(*) FILTER (WHERE c.embedding = array_fill(0.5::real, ARRAY[vector_dims(c.embedding)])::vector),
-				count(*)
-				FROM brain.chunks c JOIN brain.pages p ON p.id = c.page_id`, embedder).Scan(&stale, &nullVec, &kept, &total); err != nil {
-				t.Fatal(err)
-			}
-			if stale != 0 || nullVec != 0 || (embedder != "local" && kept != total) {
-				t.Errorf("after migration 023: %d chunks not as today's functions make them, %d without a vector, %d of %d remote vectors kept (want 0, 0 and, for %s, all)", stale, nullVec, kept, total, embedder)
-			}
-			if embedder == "local" {
-				if _, err := conn.Exec(ctx, `DELETE FROM brain.pages WHERE slug LIKE 'el/%'`); err != nil {
-					t.Fatal(err)
+				if stale != 0 || nullVec != 0 || (embedder != "local" && kept != total) {
+					t.Errorf("after the migration: %d chunks not as today's functions make them, %d without a vector, %d of %d remote vectors kept (want 0, 0 and, for %s, all)", stale, nullVec, kept, total, embedder)
 				}
-				checkUpgradedRows(t, conn, 22)
-			}
-		})
+				if embedder == "local" {
+					if _, err := conn.Exec(ctx, `DELETE FROM brain.pages WHERE slug LIKE 'x/%'`); err != nil {
+						t.Fatal(err)
+					}
+					checkUpgradedRows(t, conn, c.from)
+				}
+			})
+		}
 	}
 }
 
