@@ -721,11 +721,11 @@ END;
 
 -- brain.title_scores(ids, lexemes, idfs): how well the query's (distinct)
 -- lexemes name the page of each chunk in ids, one row per chunk. The title
--- words are the chunk's weight-A (title) lexemes, stemmed and unaccented
--- like the query's, cut at digits and at the punctuation the parser keeps
--- inside words ("python3-genshi" -> python, genshi; "gir1.2-vte-2.91" ->
--- gir, vte; a slashed word is read through its parts, which the title
--- holds as lexemes of their own); words of one character are ignored. A lexeme and a title word
+-- words are the page's brain.pages.title_words (brain.title_words: the
+-- title's lexemes, stemmed and unaccented like the query's, cut at digits
+-- and at the punctuation the parser keeps inside words: "python3-genshi"
+-- -> python, genshi; "gir1.2-vte-2.91" -> gir, vte; a slashed word read
+-- through its parts; words of one character left out). A lexeme and a title word
 -- match when they are equal, the word begins with the lexeme (lexeme of 3+
 -- characters: "rust" in "rustc"), the lexeme begins with the word (word of
 -- 3+ characters: "dev" for "develop", "lib" for "librari"), the word
@@ -745,15 +745,10 @@ LANGUAGE plpgsql STABLE SET search_path = brain, {{.vector_schema}}, pg_temp AS 
 BEGIN
 	RETURN QUERY
 	WITH w AS (
-		SELECT DISTINCT c.id, x AS w
-		FROM brain.chunks c,
-		     unnest(string_to_array(translate(
-				-- (a slashed word's parts are lexemes of their own, migration
-				-- 026: the whole word would count them twice)
-				array_to_string(ARRAY(SELECT l FROM unnest(tsvector_to_array(ts_filter(c.tsv, '{a}'))) l
-				                      WHERE strpos(l, '/') = 0), ' '),
-				'0123456789-_./+@:~', '                  '), ' ')) x
-		WHERE c.id = ANY (ids) AND length(x) >= 2),
+		-- (computed when the page was written, migration 027)
+		SELECT c.id, x AS w
+		FROM brain.chunks c JOIN brain.pages pg ON pg.id = c.page_id, unnest(pg.title_words) x
+		WHERE c.id = ANY (ids)),
 	m AS (
 		SELECT w.id, w.w, i.lexeme, i.idf
 		-- (every test but "the lexeme begins with the word" needs the
