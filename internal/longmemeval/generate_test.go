@@ -24,6 +24,10 @@ type chatServer struct {
 	mu             sync.Mutex
 	reqs           []chatRequest
 	inFlight, most int
+	// overlap holds each request, until a second one is in flight or 5 s
+	// pass, before the pause: a concurrent runner is then seen to be one
+	// however slowly a loaded machine retrieves the next question.
+	overlap bool
 }
 
 type chatRequest struct {
@@ -49,6 +53,15 @@ func newChatServer(t *testing.T, pause time.Duration, failOn string) *chatServer
 		cs.inFlight++
 		cs.most = max(cs.most, cs.inFlight)
 		cs.mu.Unlock()
+		for deadline := time.Now().Add(5 * time.Second); cs.overlap && time.Now().Before(deadline); {
+			cs.mu.Lock()
+			seen := cs.most >= 2
+			cs.mu.Unlock()
+			if seen {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 		defer func() {
 			cs.mu.Lock()
 			cs.inFlight--
@@ -213,6 +226,7 @@ func TestRunAnswersConcurrentlyInOrder(t *testing.T) {
 	}
 	qs = qs[:8]
 	chat := newChatServer(t, 150*time.Millisecond, "")
+	chat.overlap = true
 	m := chat.model(t)
 	st := cloneScratch(t, true, "")
 	var out bytes.Buffer
