@@ -343,7 +343,16 @@ func scanArray(name string, r io.ReaderAt, size, start int64, limit int, add fun
 		return fmt.Errorf("%s:%d: %w", name, line, err)
 	}
 	end := start + 1 // of the previous value
-	for dec.More() {
+	for {
+		// The decoder reads the white space after a value before it sees
+		// a comma or the end; the bound counts from where that ends, so
+		// no amount of it reads as a question too large.
+		if at, _, err := gap(r, end, size, false); err == nil {
+			br.from = at
+		}
+		if !dec.More() {
+			break
+		}
 		at, nl, err := gap(r, end, size, true)
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", name, line, err)
@@ -368,7 +377,6 @@ func scanArray(name string, r io.ReaderAt, size, start int64, limit int, add fun
 		}
 		line += bytes.Count(raw, []byte{'\n'})
 		end = at + int64(len(raw))
-		br.from = end
 	}
 	if _, err := dec.Token(); err != nil {
 		return fmt.Errorf("%s:%d: the array is not closed: %w", name, lineOf(r, size, size), err)

@@ -256,6 +256,8 @@ func TestQuestionSizeBound(t *testing.T) {
 		{"array, at the bound", "[\n" + small + ",\n" + big + "\n]", len(big), ""},
 		{"array, one byte over", "[\n" + small + ",\n" + big + "\n]", len(big) - 1, "f:3: this question is larger than"},
 		{"array, far over", "[\n" + small + ",\n\n" + huge + ",\n" + small + "\n]", 4096, "f:4: this question is larger than 4096 bytes"},
+		{"array, white space over the bound between questions",
+			"[\n" + small + strings.Repeat(" \n", 5000) + ",\n" + strings.Replace(small, `"a"`, `"d"`, 1) + strings.Repeat("\t", 9000) + "\n]", 4096, ""},
 		{"lines, at the bound", small + "\n" + big + "\n", len(big), ""},
 		{"lines, one byte over", small + "\n" + big + "\n", len(big) - 1, "f:2: this question is larger than"},
 		{"lines, far over, no line end", small + "\n\n" + huge, 4096, "f:3: this question is larger than 4096 bytes"},
