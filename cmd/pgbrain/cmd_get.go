@@ -38,6 +38,12 @@ func getCommand() *cli.Command {
 					if ok, serr := b.SourceExists(ctx, source); serr == nil && !ok {
 						return fmt.Errorf("%w: source %q does not exist: 'pgbrain sources list' shows the sources", err, source)
 					}
+					// The page is in another source: name it, in the form
+					// search prints.
+					if others, oerr := b.SourcesHolding(ctx, markdown.NormalizeSlug(slug)); oerr == nil && len(others) > 0 {
+						return fmt.Errorf("%w; source %s holds it: pgbrain get %s:%s", err,
+							strings.Join(quoteAll(others), ", "), others[0], markdown.NormalizeSlug(slug))
+					}
 				}
 				if errors.Is(err, brain.ErrPageNotFound) {
 					// A file name typed as it is on disk ("C#", "Notes/My
@@ -139,4 +145,13 @@ func sourceAndSlug(c *cli.Context, arg string) (string, string, error) {
 func fileSlugOf(name string) (string, bool) {
 	s, err := markdown.FileSlug(name + ".md")
 	return s, err == nil
+}
+
+// quoteAll quotes each of ss.
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
 }

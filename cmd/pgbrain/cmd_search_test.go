@@ -207,6 +207,10 @@ func TestGetReadsTheSourceSlugFormSearchPrints(t *testing.T) {
 	if _, errOut, code := pgbrain(t, b.url, "", "get", "wrok:東京"); code != 1 || !strings.Contains(errOut, `source "wrok" does not exist`) {
 		t.Errorf("get wrok:東京: exit %d, %q; want it to say the source does not exist", code, errOut)
 	}
+	// The slug without its source: the source that holds it is named.
+	if _, errOut, code := pgbrain(t, b.url, "", "get", "東京"); code != 1 || !strings.Contains(errOut, `source "work" holds it: pgbrain get work:東京`) {
+		t.Errorf("get 東京: exit %d, %q; want it to name source work", code, errOut)
+	}
 }
 
 // get of a name typed as a file name ("C#", "My Page") that is no slug

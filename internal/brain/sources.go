@@ -66,6 +66,20 @@ func (b *Brain) SourceExists(ctx context.Context, id string) (bool, error) {
 	return ok, nil
 }
 
+// SourcesHolding lists, in order, the sources that hold a page with slug
+// (at most five), for the hint when a slug is looked up in another one.
+func (b *Brain) SourcesHolding(ctx context.Context, slug string) ([]string, error) {
+	rows, err := b.Pool.Query(ctx, `SELECT source_id FROM brain.pages WHERE slug = $1 ORDER BY source_id LIMIT 5`, slug)
+	if err != nil {
+		return nil, fmt.Errorf("looking up the sources holding %q: %w", slug, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("looking up the sources holding %q: %w", slug, err)
+	}
+	return ids, nil
+}
+
 // Sources lists every source with its page count.
 func (b *Brain) Sources(ctx context.Context) ([]Source, error) {
 	rows, err := b.Pool.Query(ctx, `
