@@ -35,6 +35,7 @@ func TestSearchRefusesBadQueries(t *testing.T) {
 		{"query that starts with -- and a space", []string{"query", "-- recurse"}, "goes after --"},
 		{"a flag after --", []string{"search", "--", "-grep cheat", "--limit", "3"}, `--limit is a flag of search, but it came after "--"`},
 		{"a flag=value after --", []string{"query", "--", "-grep cheat", "--json"}, `--json is a flag of query, but it came after "--"`},
+		{"a global flag after --", []string{"search", "--", "-recurse", "--home", "x"}, `--home is a flag of pgbrain, but it came after "--", which makes everything after it the query; put it before the command: pgbrain --home … search`},
 		{"a pasted page, cut short", []string{"search", "--- title: x\n" + strings.Repeat("text ", 4000)}, `not a flag: "--- title: x\ntext text`},
 		{"empty query", []string{"query", ""}, "the query is empty"},
 		{"blank query", []string{"search", " \t "}, "the query is empty"},
