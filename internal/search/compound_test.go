@@ -65,6 +65,7 @@ func TestSlashedWordFoundByItsParts(t *testing.T) {
 	pages := []page{
 		{slug: "net/stack", title: "stack", chunks: []chunk{{ct, "Sets up TCP/IP for the client/server link; the tool is /usr/sbin/netsetup.", v}}},
 		{slug: "net/router", title: "router", chunks: []chunk{{ct, "A router forwards packets between networks.", v}}},
+		{slug: "net/packets", title: "packets", chunks: []chunk{{ct, "TCP carries IP packets: TCP retries, IP routes, TCP orders, IP fragments.", v}}},
 		{slug: "pkg/pgp/mime", title: "pgp/mime", chunks: []chunk{{ct,
 			"Mail signing with PGP/MIME. It supports a wide variety of languages.", v}}},
 		{slug: "pkg/pgp/mime-pan", title: "pgp/mime-pan", chunks: []chunk{{ct,
@@ -84,10 +85,12 @@ func TestSlashedWordFoundByItsParts(t *testing.T) {
 	}
 	seed(t, db, pages)
 	for _, c := range []struct{ q, want string }{
-		{"tcp", "net/stack"},
+		{"tcp link", "net/stack"},
 		{"ip link", "net/stack"},
 		{"server link", "net/stack"},
 		{"netsetup", "net/stack"},
+		// a query of the slashed word alone: the page saying it as
+		// written, over one saying its parts more often
 		{"TCP/IP", "net/stack"},
 		{"pgp/mime language files for Punjabi", "pkg/pgp/mime-pan"},
 		{"policy/strategy language files for Punjabi", "pkg/policy-pan"},
