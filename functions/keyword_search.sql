@@ -234,15 +234,18 @@ BEGIN
 	-- 026), so its parts score it wherever its own lexeme would. A part is
 	-- a term without a dash or slash that the lexeme contains, other than
 	-- its joined form, or for a slashed word one of the lexemes its parts
-	-- read as. A query of that one word ("TCP/IP") keeps it scored: with
-	-- no other word to weigh against, the page saying it as written
-	-- comes first, not one saying its parts more often; "to-do" and "and/or" (parts that are stop words), the
+	-- read as. A query of that one word alone ("TCP/IP": no other group,
+	-- phrase or OR) keeps it scored: with nothing else to weigh, the
+	-- page saying it as written is favoured over one saying its parts
+	-- more often; "to-do" and "and/or" (parts that are stop words), the
 	-- other side of an OR, a host name, a URL (host/path: its host and
 	-- its path are terms of their own) and a negative number ("-64") stay
 	-- scored.
 	unscored := ARRAY(
 		SELECT t FROM unnest(p.terms) AS t
-		WHERE cardinality(p.groups) > 1 AND (strpos(t, '/') = 0 AND strpos(t, '-') > 0 OR strpos(t, '/') > 0
+		WHERE NOT (cardinality(p.groups) = 1 AND jsonb_array_length(p.info -> 'phrases') = 0
+		           AND coalesce((p.info ->> 'or_groups')::int, 0) = 0)
+		  AND (strpos(t, '/') = 0 AND strpos(t, '-') > 0 OR strpos(t, '/') > 0
 		       AND NOT (split_part(t, '/', 1) = ANY (p.terms) AND substr(t, strpos(t, '/')) = ANY (p.terms))) AND EXISTS (
 			SELECT 1 FROM unnest(p.groups) AS g, unnest(p.terms) AS u
 			WHERE strpos(u, '-') = 0 AND strpos(u, '/') = 0 AND u <> replace(t, '-', '')

@@ -41,8 +41,11 @@ func getCommand() *cli.Command {
 					// The page is in another source: name it, in the form
 					// search prints.
 					if others, oerr := b.SourcesHolding(ctx, markdown.NormalizeSlug(slug)); oerr == nil && len(others) > 0 {
-						return fmt.Errorf("%w; source %s holds it: pgbrain get %s:%s", err,
-							strings.Join(quoteAll(others), ", "), others[0], markdown.NormalizeSlug(slug))
+						holds := "source " + strconv.Quote(others[0]) + " holds it"
+						if len(others) > 1 {
+							holds = "sources " + strings.Join(quoteAll(others), ", ") + " hold it"
+						}
+						return fmt.Errorf("%w; %s: pgbrain get %s", err, holds, pageName(others[0], markdown.NormalizeSlug(slug)))
 					}
 				}
 				if errors.Is(err, brain.ErrPageNotFound) {

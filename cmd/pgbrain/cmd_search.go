@@ -268,8 +268,9 @@ func searchArgs(c *cli.Context, name string) (string, search.Options, error) {
 					name, a, name, name)
 			}
 			// One of pgbrain's own flags (--home, --database-url): those go
-			// before the command.
-			if strings.HasPrefix(a, "--") && hasFlag(c.App.Flags, f) {
+			// before the command. (--help and --version there would do
+			// something else; as words they are left to the query.)
+			if strings.HasPrefix(a, "--") && f != "help" && f != "version" && hasFlag(c.App.Flags, f) {
 				return "", o, usageError("%s: %s is a flag of pgbrain, but it came after \"--\", which makes everything after it the query; put it before the command: pgbrain %s … %s [flags] -- \"QUERY\"",
 					name, a, "--"+f, name)
 			}

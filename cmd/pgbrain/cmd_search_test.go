@@ -36,6 +36,7 @@ func TestSearchRefusesBadQueries(t *testing.T) {
 		{"a flag after --", []string{"search", "--", "-grep cheat", "--limit", "3"}, `--limit is a flag of search, but it came after "--"`},
 		{"a flag=value after --", []string{"query", "--", "-grep cheat", "--json"}, `--json is a flag of query, but it came after "--"`},
 		{"a global flag after --", []string{"search", "--", "-recurse", "--home", "x"}, `--home is a flag of pgbrain, but it came after "--", which makes everything after it the query; put it before the command: pgbrain --home … search`},
+		{"--version after -- is a word", []string{"search", "--", "node", "--version"}, `give exactly one query, quoted`},
 		{"a pasted page, cut short", []string{"search", "--- title: x\n" + strings.Repeat("text ", 4000)}, `not a flag: "--- title: x\ntext text`},
 		{"empty query", []string{"query", ""}, "the query is empty"},
 		{"blank query", []string{"search", " \t "}, "the query is empty"},
@@ -211,6 +212,18 @@ func TestGetReadsTheSourceSlugFormSearchPrints(t *testing.T) {
 	// The slug without its source: the source that holds it is named.
 	if _, errOut, code := pgbrain(t, b.url, "", "get", "東京"); code != 1 || !strings.Contains(errOut, `source "work" holds it: pgbrain get work:東京`) {
 		t.Errorf("get 東京: exit %d, %q; want it to name source work", code, errOut)
+	}
+	if _, errOut, code := pgbrain(t, b.url, "", "sources", "add", "home"); code != 0 {
+		t.Fatalf("sources add: %s", errOut)
+	}
+	if _, errOut, code := pgbrain(t, b.url, "# Tokyo\n\nHome in 東京.\n", "put", "--source", "home", "東京"); code != 0 {
+		t.Fatalf("put: %s", errOut)
+	}
+	if _, errOut, code := pgbrain(t, b.url, "", "get", "--source", "nowhere", "x"); code != 1 || strings.Contains(errOut, "holds it") {
+		t.Errorf("get --source nowhere x: exit %d, %q", code, errOut)
+	}
+	if _, errOut, code := pgbrain(t, b.url, "", "get", "東京"); code != 1 || !strings.Contains(errOut, `sources "home", "work" hold it: pgbrain get home:東京`) {
+		t.Errorf("get 東京 held by two sources: exit %d, %q; want both named", code, errOut)
 	}
 }
 
