@@ -40,12 +40,13 @@ func getCommand() *cli.Command {
 					}
 					// The page is in another source: name it, in the form
 					// search prints.
-					if others, oerr := b.SourcesHolding(ctx, markdown.NormalizeSlug(slug)); oerr == nil && len(others) > 0 {
+					ns := markdown.NormalizeSlug(slug)
+					if others, oerr := b.SourcesHolding(ctx, ns); oerr == nil && len(others) > 0 {
 						holds := "source " + strconv.Quote(others[0]) + " holds it"
 						if len(others) > 1 {
 							holds = "sources " + strings.Join(quoteAll(others), ", ") + " hold it"
 						}
-						return fmt.Errorf("%w; %s: pgbrain get %s", err, holds, pageName(others[0], markdown.NormalizeSlug(slug)))
+						return fmt.Errorf("%w; %s: pgbrain get %s", err, holds, pageName(others[0], ns))
 					}
 				}
 				if errors.Is(err, brain.ErrPageNotFound) {

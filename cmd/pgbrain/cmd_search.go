@@ -262,15 +262,18 @@ func searchArgs(c *cli.Context, name string) (string, search.Options, error) {
 		for _, a := range c.Args().Slice() {
 			// A real flag after the query: it came after "--", which makes
 			// every later argument part of the query.
-			f := strings.TrimPrefix(strings.SplitN(a, "=", 2)[0], "--")
-			if strings.HasPrefix(a, "--") && hasFlag(c.Command.Flags, f) {
+			f, ok := strings.CutPrefix(strings.SplitN(a, "=", 2)[0], "--")
+			if !ok {
+				continue
+			}
+			if hasFlag(c.Command.Flags, f) {
 				return "", o, usageError("%s: %s is a flag of %s, but it came after \"--\", which makes everything after it the query; put flags before it: pgbrain %s [flags] -- \"QUERY\"",
 					name, a, name, name)
 			}
 			// One of pgbrain's own flags (--home, --database-url): those go
 			// before the command. (--help and --version there would do
 			// something else; as words they are left to the query.)
-			if strings.HasPrefix(a, "--") && f != "help" && f != "version" && hasFlag(c.App.Flags, f) {
+			if f != "help" && f != "version" && hasFlag(c.App.Flags, f) {
 				return "", o, usageError("%s: %s is a flag of pgbrain, but it came after \"--\", which makes everything after it the query; put it before the command: pgbrain %s … %s [flags] -- \"QUERY\"",
 					name, a, "--"+f, name)
 			}

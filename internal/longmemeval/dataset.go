@@ -347,17 +347,20 @@ func scanArray(name string, r io.ReaderAt, size, start int64, limit int, add fun
 		// The decoder reads the white space after a value before it sees
 		// a comma or the end; the bound counts from where that ends, so
 		// no amount of it reads as a question too large.
-		if at, _, err := gap(r, end, size, false); err == nil {
-			br.from = at
-		}
-		if !dec.More() {
-			break
-		}
-		at, nl, err := gap(r, end, size, true)
+		blank, nl, err := gap(r, end, size, false)
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", name, line, err)
 		}
-		line += nl
+		br.from = blank
+		if !dec.More() {
+			break
+		}
+		// Then the comma and the white space after it.
+		at, nl2, err := gap(r, blank, size, true)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		line += nl + nl2
 		var raw json.RawMessage
 		br.from = at
 		if err := dec.Decode(&raw); err != nil {
