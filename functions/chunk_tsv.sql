@@ -7,15 +7,11 @@
 -- entries rank below the compiled truth. Text goes through
 -- brain.text_tsvector (CJK runs as bigrams, accents folded, english
 -- stemming), the same pipeline brain.parse_query reads queries with, and
--- a slashed word also holds its parts (brain.slash_parts, migration 026),
--- as a slashed query word matches its parts; text without a slash (most)
--- skips that call.
+-- a slashed word also holds its parts (brain.indexed_tsvector), as a
+-- slashed query word matches its parts.
 CREATE OR REPLACE FUNCTION brain.chunk_tsv(title text, body text, chunk_source text) RETURNS tsvector
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
-	SELECT setweight(CASE WHEN strpos(title, '/') = 0 THEN brain.text_tsvector(title)
-	                      ELSE brain.slash_parts(brain.text_tsvector(title)) END, 'A')
-	    || setweight(CASE WHEN strpos(body, '/') = 0 THEN brain.text_tsvector(body)
-	                      ELSE brain.slash_parts(brain.text_tsvector(body)) END,
-	                 CASE WHEN chunk_source = 'timeline' THEN 'C' ELSE 'B' END::"char");
+	SELECT setweight(brain.indexed_tsvector(title), 'A')
+	    || setweight(brain.indexed_tsvector(body), CASE WHEN chunk_source = 'timeline' THEN 'C' ELSE 'B' END::"char");
 END;

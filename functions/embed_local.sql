@@ -5,7 +5,7 @@
 -- Guarantees: the same text always yields the same vector({{.dim}}); the
 -- vector is L2-normalised (so cosine distance is meaningful) or NULL when the
 -- text has no indexable words. Features are the lexemes of
--- brain.text_tsvector (english stemming, accents folded, CJK bigrams), signed-hashed into {{.dim}} buckets with
+-- brain.indexed_tsvector (english stemming, accents folded, CJK bigrams, slashed words with their parts), signed-hashed into {{.dim}} buckets with
 -- weight (1 + ln tf), doubled for title (weight A) lexemes. Query and chunk
 -- vectors live in the same space because both go through embed_tsvector.
 -- tsv_features(doc) returns that vector together with the document's BM25
@@ -44,11 +44,9 @@ BEGIN ATOMIC
 	SELECT (brain.tsv_features(doc)).embedding;
 END;
 
--- embed_local reads text as pages are read (brain.text_tsvector, and the
--- parts of slashed words, brain.slash_parts, as brain.chunk_tsv adds them).
+-- embed_local reads text as pages are read (brain.indexed_tsvector).
 CREATE OR REPLACE FUNCTION brain.embed_local(t text) RETURNS vector({{.dim}})
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
-	SELECT brain.embed_tsvector(CASE WHEN strpos(t, '/') = 0 THEN brain.text_tsvector(t)
-	                                 ELSE brain.slash_parts(brain.text_tsvector(t)) END);
+	SELECT brain.embed_tsvector(brain.indexed_tsvector(t));
 END;

@@ -13,9 +13,9 @@
 -- and positions v already holds are unchanged; v without a slashed lexeme
 -- is returned as it is. Weights are not carried over: it is applied
 -- before setweight (brain.chunk_tsv).
--- A migration that changes this reading reindexes the chunks it affects
--- and recomputes brain.pages.title_words (UPDATE brain.pages SET title =
--- title), which brain.title_words derives from it.
+-- A migration that changes this reading (brain.indexed_tsvector reads
+-- pages through it) reindexes the chunks it affects and recomputes
+-- brain.pages.title_words (UPDATE brain.pages SET title = title).
 CREATE OR REPLACE FUNCTION brain.slash_parts(v tsvector) RETURNS tsvector
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE STRICT SET search_path = brain, {{.vector_schema}}, pg_temp AS $fn$
 DECLARE

@@ -15,9 +15,9 @@
 -- as by 'english'. Page chunks (brain.chunk_tsv), query
 -- embeddings (brain.embed_local) and query parsing (brain.parse_query) all go
 -- through these two functions, so a query's lexemes are the page's lexemes.
--- A migration that changes this reading reindexes the chunks it affects
--- and recomputes brain.pages.title_words (UPDATE brain.pages SET title =
--- title), which brain.title_words derives from it.
+-- A migration that changes this reading (brain.indexed_tsvector reads
+-- pages through it) reindexes the chunks it affects and recomputes
+-- brain.pages.title_words (UPDATE brain.pages SET title = title).
 CREATE OR REPLACE FUNCTION brain.cjk_bigrams(t text) RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
 BEGIN ATOMIC

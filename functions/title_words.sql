@@ -5,8 +5,9 @@
 -- stored in brain.pages.title_words (a generated column, migration 027).
 --
 -- Guarantees: the distinct words, sorted, of the title's lexemes as every
--- chunk of the page holds them with weight A (brain.chunk_tsv: stemmed,
--- unaccented, CJK bigrams, a slashed word through its parts), cut at
+-- chunk of the page holds them with weight A (brain.indexed_tsvector, as
+-- brain.chunk_tsv reads the title: stemmed, unaccented, CJK bigrams, a
+-- slashed word through its parts), cut at
 -- digits and at the punctuation the parser keeps inside words
 -- ("python3-genshi" -> genshi, python; "gir1.2-vte-2.91" -> gir, vte);
 -- a slashed lexeme is left out, its parts being lexemes of their own;
@@ -20,8 +21,7 @@ BEGIN
 		SELECT DISTINCT x
 		FROM unnest(string_to_array(translate(
 				array_to_string(ARRAY(
-					SELECT l FROM unnest(tsvector_to_array(CASE WHEN strpos(title, '/') = 0 THEN brain.text_tsvector(title)
-					                                            ELSE brain.slash_parts(brain.text_tsvector(title)) END)) l
+					SELECT l FROM unnest(tsvector_to_array(brain.indexed_tsvector(title))) l
 					WHERE strpos(l, '/') = 0), ' '),
 			'0123456789-_./+@:~', '                  '), ' ')) x
 		WHERE length(x) >= 2
